@@ -1,0 +1,1 @@
+# policy/: the policy language (filled in by the policy work)

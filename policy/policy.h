@@ -1,0 +1,146 @@
+/*
+ * agentbox policy: the one thing the privileged half (pam_agentbox.so), the unprivileged
+ * half (agentbox-shell) and the tools share.  They share it as data: the PAM module
+ * compiles the policy and writes a session plan; the shell reads the plan back.
+ *
+ * Conventions (OpenSSH sshbuf.h style): functions return 0 or -errno; they never print
+ * and never exit.  Messages for people go into a struct ab_diag as "FILE:LINE: reason".
+ * Every returned object is owned by the caller and freed with its _free function.
+ */
+#ifndef AB_POLICY_H
+#define AB_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define AB_POLICY_FILE	"/etc/agentbox/agentbox.conf"
+#define AB_POLICY_DIR	"/etc/agentbox/policy.d"
+#define AB_DIGEST_LEN	32	/* SHA-256 */
+
+/* Where the PAM module leaves the session plan, inside the session's mount namespace. */
+#define AB_RUN_DIR	"/run/agentbox"
+#define AB_PLAN_PATH	"/run/agentbox/session.plan"
+
+enum ab_network {
+	AB_NET_NONE = 0,	/* empty network namespace, no TCP rights in Landlock */
+	AB_NET_LOOPBACK,	/* own namespace with only lo up */
+	AB_NET_HOST,		/* host namespace shared */
+	AB_NET_TCP,		/* host namespace, Landlock allows only the listed TCP ports */
+};
+
+enum ab_audit_mode {
+	AB_AUDIT_REQUIRED = 0,	/* refuse the session if the audit record cannot be written */
+	AB_AUDIT_BEST_EFFORT,
+};
+
+struct ab_strv {
+	char	**v;
+	size_t	  n;
+};
+
+/*
+ * A compiled policy for one user: defaults merged with [user:NAME].  List keys
+ * accumulate (defaults first, then the user's lines in file order, duplicates removed);
+ * scalar keys take the last value, the user's over the defaults.
+ * Immutable once returned.
+ */
+struct ab_policy {
+	char		*user;
+	struct ab_strv	 project;	/* absolute, existing directories; [0] is the login cwd */
+	struct ab_strv	 read;		/* absolute paths: read, list, execute */
+	struct ab_strv	 write;		/* absolute paths: read and write */
+	struct ab_strv	 mask;		/* gitignore-style patterns, denied under projects + home */
+	struct ab_strv	 protect;	/* gitignore-style patterns, read-only under projects + home */
+	enum ab_network	 network;
+	uint16_t	*ports;		/* AB_NET_TCP only: sorted, unique */
+	size_t		 nports;
+	char		*shell;		/* absolute; default "/bin/bash" */
+	struct ab_strv	 env_keep;	/* variable names the shell keeps */
+	int		 landlock_min_abi;	/* default 1 */
+	enum ab_audit_mode audit;	/* default required */
+	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (see policy.c) */
+};
+
+/* Diagnostics: every problem found, each "FILE:LINE: reason" (or "FILE: reason"). */
+struct ab_diag {
+	char	**msg;
+	size_t	  n;
+};
+void	ab_diag_free(struct ab_diag *diag);
+
+/*
+ * Load ROOT/etc/agentbox/agentbox.conf then ROOT/etc/agentbox/policy.d/*.conf (sorted by
+ * strcmp) and compile the policy of USER.  ROOT NULL means "/".  ROOT only relocates the
+ * policy files (for tests): paths inside the policy are host paths.
+ * Every file and directory read must be owned by root, not group- or world-writable and
+ * not a symlink; files are opened O_NOFOLLOW, checked with fstat on the open fd, read
+ * whole, hashed and parsed from memory.
+ * Returns 0 with *out set; -ENOENT if USER has no [user:NAME] section (not enrolled);
+ * -EINVAL if the policy is malformed (diag says where); another -errno on I/O or safety
+ * failure (diag says which file).  The whole policy set is validated, not only USER's
+ * sections: one bad line anywhere refuses everyone.
+ */
+int	ab_policy_load(const char *root, const char *user, struct ab_policy **out,
+	    struct ab_diag *diag);
+
+/*
+ * Validate the policy set (or the one FILE, when FILE is not NULL, read under the same
+ * safety rules) and list the users it enrolls.  Returns 0 when valid, -EINVAL with diag
+ * filled otherwise.  *users (may be NULL) receives the enrolled names.
+ */
+int	ab_policy_check(const char *root, const char *file, struct ab_strv *users,
+	    struct ab_diag *diag);
+
+void	ab_policy_free(struct ab_policy *p);
+
+/*
+ * gitignore-style match of PATTERN against PATH, a path relative to the tree root with
+ * '/' separators and no leading '/'.  IS_DIR tells whether PATH names a directory.
+ * Supports '*', '**', '?', '[...]' (with '!' or '^' negation and ranges), '\' escapes,
+ * a leading '/' anchoring to the root, a pattern with an inner '/' being anchored too,
+ * and a trailing '/' matching directories only.  Returns 1 on match, 0 otherwise.
+ * Never recurses without bound (iterative, or bounded by pattern length).
+ */
+int	ab_pattern_match(const char *pattern, const char *path, int is_dir);
+
+/* Validate one pattern; returns 0 or -EINVAL with a reason in *why (static string). */
+int	ab_pattern_valid(const char *pattern, const char **why);
+
+/*
+ * The session plan: the compiled policy plus what the PAM module learnt building the
+ * world.  Written by the PAM module to AB_PLAN_PATH (root-owned, 0444, read-only mount),
+ * read by agentbox-shell.  The serialised form is line-oriented text, versioned
+ * ("agentbox-plan 1"), with escaped values, so a person can cat it.
+ */
+struct ab_plan {
+	struct ab_policy *policy;
+	uid_t		 uid;
+	gid_t		 gid;
+	char		*home;		/* the user's home directory */
+	char		*service;	/* PAM_SERVICE: su, sshd, sudo, ... */
+	char		*tty;		/* PAM_TTY or "" */
+	char		*rhost;		/* PAM_RHOST or "" */
+	uint32_t	 audit_session;	/* /proc/self/sessionid after the module ran */
+	uint64_t	 ns_mnt, ns_pid, ns_net, ns_ipc, ns_uts;	/* namespace inode numbers */
+	uint64_t	 started;	/* CLOCK_REALTIME seconds */
+	uint32_t	 masks;		/* how many mask mounts the world has */
+	uint32_t	 protects;	/* how many read-only protect mounts */
+};
+
+/* Serialise PLAN; *buf is malloc'd and NUL-terminated, *len excludes the NUL. */
+int	ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len);
+
+/*
+ * Parse a serialised plan.  Strict: unknown keys, missing keys, bad escapes, trailing
+ * garbage and a version other than 1 are -EINVAL.  Needs no inih and no libcrypto, so
+ * agentbox-shell can link it statically.
+ */
+int	ab_plan_parse(const char *buf, size_t len, struct ab_plan **out);
+
+void	ab_plan_free(struct ab_plan *plan);
+
+/* Hex of a digest into OUT (2 * AB_DIGEST_LEN + 1 bytes). */
+void	ab_digest_hex(const unsigned char digest[AB_DIGEST_LEN], char *out);
+
+#endif /* AB_POLICY_H */

@@ -1,0 +1,47 @@
+# tests/lib.sh — sourced by every shell test (TAP under prove).
+#   ok "what"; not_ok "what"; must_fail cmd...; must_pass cmd...; skip_all "why"
+#   is "$got" "$want" "what"; finish   (prints the plan, exits non-zero on failure)
+# Cleanup: add commands with `defer 'cmd'`; they run in reverse order on any exit.
+n=0
+failed=0
+_deferred=""
+
+ok()       { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok()   { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
+diag()     { printf '# %s\n' "$@"; }
+check()    { if [ "$1" = 0 ]; then shift; ok "$*"; else shift; not_ok "$*"; fi; }
+must_fail(){ if "$@" >/dev/null 2>&1; then not_ok "allowed: $*"; else ok "refused: $*"; fi; }
+must_pass(){ if "$@" >/dev/null 2>&1; then ok "works: $*"; else not_ok "failed: $*"; fi; }
+is()       { if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3"; diag "got:  '$1'" "want: '$2'"; fi; }
+like()     { case "$1" in *$2*) ok "$3" ;; *) not_ok "$3"; diag "got: '$1'" "want it to contain: '$2'" ;; esac; }
+unlike()   { case "$1" in *$2*) not_ok "$3"; diag "got: '$1'" "must not contain: '$2'" ;; *) ok "$3" ;; esac; }
+
+# A test that cannot run is a failure in CI, never a silent skip.
+skip_all() {
+	if [ -n "${CI:-}" ]; then echo "1..1"; echo "not ok 1 - cannot run: $*"; exit 1; fi
+	echo "1..0 # SKIP $*"; exit 0
+}
+
+defer()    { _deferred="$1
+$_deferred"; }
+_run_deferred() {
+	local IFS='
+'
+	for c in $_deferred; do eval "$c" >/dev/null 2>&1 || true; done
+	_deferred=""
+}
+trap '_run_deferred' EXIT
+trap '_run_deferred; exit 130' INT TERM HUP
+
+finish() {
+	_run_deferred
+	echo "1..$n"
+	[ "$failed" = 0 ]
+	exit $?
+}
+
+need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
+
+# Absolute path of the source tree and the build directory, whatever the cwd.
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/.." && pwd)
+BUILD="$TOP/build"
