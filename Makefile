@@ -55,6 +55,8 @@ include policy/build.mk
 -include audit/build.mk
 -include admin/build.mk
 -include tests/build.mk
+-include tests/escape/build.mk
+-include man/build.mk
 
 .PHONY: all check check-unit check-root deps install uninstall fuzz clean demo demo-clean
 
@@ -80,6 +82,14 @@ fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do echo "== $$f for $(FUZZ_SECONDS)s"; \
 	  mkdir -p $(B)/corpus/$$(basename $$f); \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
+
+# The README's first command: install, enroll a demo agent, run a real confined
+# session through su, show its review (tools/demo says what it does as it goes).
+demo:
+	tools/demo
+
+demo-clean:
+	tools/demo --clean
 
 clean:
 	rm -rf $(B) $(CLEAN)
