@@ -1,0 +1,306 @@
+# tests/e2e/lib-e2e.sh — end-to-end harness, sourced after tests/lib.sh by root .t scripts.
+#
+#   . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/lib-e2e.sh"
+#   e2e_enter_private_world "$@"        # first thing: re-execs the script in its own world
+#   e2e_enroll abt_x1 --project /srv/p  # the real `agentbox enroll`, undone by a defer
+#   e2e_sshd_start 2299; e2e_ssh_key abt_x1; e2e_ssh abt_x1 2299 'id -u'
+#   e2e_audit_since; ...provoke a denial...; e2e_audit_find agentbox 'name="/x/.env"'
+#   finish
+#
+# The private world is a mount namespace in which /etc, /home, /usr/local, the PAM module
+# directory, /usr/share/pam-configs, /var/lib/pam, the cron/at spools and the top level
+# of /run are private, so the product's real installer and `agentbox enroll` run
+# unmodified and nothing they write reaches the host.  What a mount namespace cannot
+# contain is kernel-global: audit rules (e2e_enroll's defer removes them by uid and
+# e2e_assert_host_clean proves it), the kernel audit backlog (only ever raised), and
+# auditd, which is the host's (it reloads the host's own auditd.conf on SIGHUP) and
+# keeps writing /var/log/audit on the host, which is what the audit helpers read.
+#
+# Variables after e2e_enter_private_world:
+#   E2E_DIR      private scratch directory (a tmpfs only this world sees)
+#   E2E_AGENTBOX the installed admin tool, /usr/local/sbin/agentbox
+#   E2E_UID_<user> the uid e2e_enroll saw for <user>
+# Tunables (environment): E2E_NO_INSTALL=1 skips `make install` (the caller installs),
+#   E2E_SSHD_SFTP sets the sftp subsystem (default Debian's /usr/lib/openssh/sftp-server).
+
+E2E_AGENTBOX=/usr/local/sbin/agentbox
+E2E_AUDIT_LOG=/var/log/audit/audit.log
+
+e2e_die() { echo "1..1"; echo "not ok 1 - e2e harness: $*"; exit 1; }
+
+# Bind a copy of DIR (which must exist) over DIR, so writes below it stay in this world.
+_e2e_private_copy() {
+	local dir=$1 copy
+	[ -d "$dir" ] || return 0
+	copy="$E2E_DIR/copy$(echo "$dir" | tr / _)"
+	cp -a "$dir" "$copy" || return 1
+	mount --bind "$copy" "$dir"
+}
+
+# /run lives on the root file system here and sshd insists on /run/sshd: give this world
+# a /run whose existing entries are the host's own (bind mounts: sockets and pid files
+# keep working) but whose new top-level entries (/run/sshd, /run/agentbox ...) are
+# private.  sshd.pid is left out on purpose: enroll SIGHUPs the pid it names, and inside
+# a test world that must never be the host's sshd.
+_e2e_private_run() {
+	local r="$E2E_DIR/run" e name
+	mkdir "$r" || return 1
+	mount -t tmpfs -o mode=0755 e2e-run "$r" || return 1
+	for e in /run/* /run/.[!.]*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		name=${e#/run/}
+		case "$name" in sshd.pid) continue ;; esac
+		if [ "$name" = user ] || [ "$name" = agentbox ]; then
+			# Sessions make /run/user/UID: private, empty, same mode.
+			mkdir "$r/$name" && chmod --reference="$e" "$r/$name" || return 1
+		elif [ -L "$e" ]; then
+			cp -P "$e" "$r/$name" || return 1
+		elif [ -d "$e" ]; then
+			mkdir "$r/$name" && mount --rbind "$e" "$r/$name" || return 1
+		else
+			: > "$r/$name" && mount --bind "$e" "$r/$name" || return 1
+		fi
+	done
+	chmod --reference=/run "$r" || return 1
+	mount --rbind "$r" /run
+}
+
+# useradd inside every world would pick the same next free uid from its copy of
+# /etc/passwd, and audit rules are per uid and kernel-global: two tests running at once
+# would share rules.  Give this world its own window of 100 uids/gids, chosen from its
+# pid and checked against the live audit rules and the host's passwd.
+_e2e_uid_window() {
+	local base tries=0
+	base=$(( 200000 + ($$ % 7000) * 100 ))
+	while auditctl -l 2>/dev/null | grep -Eq "uid=$((base / 100))[0-9]{2}( |$)" ||
+	      awk -F: -v b="$base" '$3 >= b && $3 < b + 100 { f = 1 } END { exit !f }' /etc/passwd; do
+		base=$(( base + 100 )); tries=$((tries + 1))
+		[ $tries -lt 100 ] || return 1
+	done
+	sed -i -E -e '/^(SYS_)?[UG]ID_(MIN|MAX)[[:space:]]/d' /etc/login.defs || return 1
+	printf '%s\n' "UID_MIN $((base + 50))" "UID_MAX $((base + 99))" \
+	    "GID_MIN $((base + 50))" "GID_MAX $((base + 99))" \
+	    "SYS_UID_MIN $base" "SYS_UID_MAX $((base + 49))" \
+	    "SYS_GID_MIN $base" "SYS_GID_MAX $((base + 49))" >> /etc/login.defs
+	E2E_UID_BASE=$base
+}
+
+# Re-exec the calling script inside its own mount namespace (once: AB_E2E_WORLD holds the
+# pid, which `unshare` without --fork keeps), then build the private world.  Call it as
+# `e2e_enter_private_world "$@"` before anything else.
+e2e_enter_private_world() {
+	need_root
+	if [ "${AB_E2E_WORLD:-}" != "$$" ]; then
+		command -v unshare >/dev/null || skip_all "unshare(1) missing"
+		export AB_E2E_WORLD=$$
+		exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
+		e2e_die "exec unshare failed"
+	fi
+	E2E_DIR=$(mktemp -d /tmp/ab-e2e.XXXXXX) || e2e_die "mktemp"
+	mount -t tmpfs -o mode=0755 ab-e2e "$E2E_DIR" || e2e_die "tmpfs on $E2E_DIR"
+	# Runs last (defers run in reverse): the host keeps no empty directory of ours.
+	defer "umount -l '$E2E_DIR'; rmdir '$E2E_DIR'"
+
+	local pamdir
+	# The Makefile's default PAMDIR, which `make install` below uses.
+	pamdir=/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)/security
+
+	_e2e_private_copy /etc || e2e_die "private /etc"
+	mount -t tmpfs -o mode=0755 e2e-home /home || e2e_die "tmpfs /home"
+	mount -t tmpfs -o mode=0755 e2e-usr-local /usr/local || e2e_die "tmpfs /usr/local"
+	mkdir -p "$pamdir" && _e2e_private_copy "$pamdir" || e2e_die "private $pamdir"
+	mkdir -p /usr/share/pam-configs && _e2e_private_copy /usr/share/pam-configs ||
+	    e2e_die "private /usr/share/pam-configs"
+	_e2e_private_copy /var/lib/pam || e2e_die "private /var/lib/pam"
+	_e2e_private_copy /var/spool/cron || e2e_die "private /var/spool/cron"
+	_e2e_private_copy /var/mail || e2e_die "private /var/mail"
+	_e2e_private_run || e2e_die "private /run"
+	_e2e_uid_window || e2e_die "no free uid window"
+
+	if [ -z "${E2E_NO_INSTALL:-}" ]; then
+		make -s -C "$TOP" install PREFIX=/usr/local >"$E2E_DIR/install.log" 2>&1 ||
+		    { sed 's/^/# /' "$E2E_DIR/install.log"; e2e_die "make install failed"; }
+	fi
+}
+
+# The real `agentbox enroll`; the defer undoes it and removes the uid's live audit rules
+# even if unenroll is broken or the test dies half way.
+e2e_enroll() {
+	local user=$1 uid
+	[ -n "$user" ] || e2e_die "e2e_enroll: no user"
+	# Registered before enrolling: a half-done enroll is undone too.
+	defer "$E2E_AGENTBOX unenroll '$user' --remove-user"
+	"$E2E_AGENTBOX" enroll "$@" || return 1
+	uid=$(id -u "$user") || return 1
+	eval "E2E_UID_${user//[^A-Za-z0-9_]/_}=$uid"
+	defer "e2e_audit_rules_remove $uid"
+	# A running test sshd must re-read its config to see the new Match block.
+	if [ -n "${E2E_SSHD_PID:-}" ]; then
+		kill -HUP "$E2E_SSHD_PID" && _e2e_wait_port "$E2E_SSHD_PORT"
+	fi
+}
+
+# Delete every live audit rule that names uid=UID (kernel-global, so never left behind).
+e2e_audit_rules_remove() {
+	local uid=$1 rule
+	auditctl -l 2>/dev/null | grep -E -- "-F uid=$uid( |$)" | while IFS= read -r rule; do
+		# `auditctl -l` prints rules in the syntax auditctl takes back: -a -> -d.
+		# shellcheck disable=SC2086
+		auditctl -d ${rule#-a } >/dev/null 2>&1
+	done
+	! auditctl -l 2>/dev/null | grep -Eq -- "-F uid=$uid( |$)"
+}
+
+_e2e_wait_port() {
+	local port=$1 i=0
+	while ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || return 1
+		sleep 0.05
+	done
+}
+
+# A test sshd on 127.0.0.1:PORT and [::1]:PORT with its own host key and config, key
+# authentication only, UsePAM, and the system's drop-ins (enroll's Match block).
+e2e_sshd_start() {
+	local port=$1 d="$E2E_DIR/sshd"
+	[ -n "$port" ] || e2e_die "e2e_sshd_start: no port"
+	mkdir -p "$d" /run/sshd && chmod 0755 /run/sshd || return 1
+	[ -f "$d/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$d/host_ed25519" || return 1
+	cat > "$d/sshd_config" <<-EOF
+	Port $port
+	ListenAddress 127.0.0.1
+	ListenAddress ::1
+	HostKey $d/host_ed25519
+	PidFile $d/sshd.pid
+	UsePAM yes
+	PubkeyAuthentication yes
+	AuthenticationMethods publickey
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	PermitRootLogin no
+	StrictModes yes
+	LogLevel VERBOSE
+	Subsystem sftp ${E2E_SSHD_SFTP:-/usr/lib/openssh/sftp-server}
+	Include /etc/ssh/sshd_config.d/*.conf
+	EOF
+	/usr/sbin/sshd -t -f "$d/sshd_config" || return 1
+	/usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log" || return 1
+	local i=0
+	while [ ! -s "$d/sshd.pid" ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || return 1
+		sleep 0.05
+	done
+	E2E_SSHD_PID=$(cat "$d/sshd.pid")
+	E2E_SSHD_PORT=$port
+	defer "kill $E2E_SSHD_PID"
+	_e2e_wait_port "$port"
+}
+
+# Install the harness's client key in USER's authorized_keys, owned and moded as sshd's
+# StrictModes wants.
+e2e_ssh_key() {
+	local user=$1 home group d="$E2E_DIR/ssh"
+	mkdir -p "$d" && chmod 0700 "$d" || return 1
+	[ -f "$d/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$d/id_ed25519" || return 1
+	home=$(getent passwd "$user" | cut -d: -f6) && [ -d "$home" ] || return 1
+	group=$(id -g "$user") || return 1
+	install -d -m 0700 -o "$user" -g "$group" "$home/.ssh" &&
+	install -m 0600 -o "$user" -g "$group" "$d/id_ed25519.pub" "$home/.ssh/authorized_keys"
+}
+
+# ssh as USER to the test sshd.  Extra ssh options may come before the command with
+# E2E_SSH_OPTS (e.g. "-tt" for a pty).
+e2e_ssh() {
+	local user=$1 port=$2
+	shift 2
+	# shellcheck disable=SC2086
+	ssh -F /dev/null -i "$E2E_DIR/ssh/id_ed25519" -p "$port" \
+	    -o BatchMode=yes -o IdentitiesOnly=yes -o StrictHostKeyChecking=no \
+	    -o UserKnownHostsFile="$E2E_DIR/ssh/known_hosts" -o GlobalKnownHostsFile=/dev/null \
+	    -o LogLevel=ERROR -o ConnectTimeout=10 ${E2E_SSH_OPTS:-} "$user@127.0.0.1" "$@"
+}
+
+# sftp as USER with a batch file (or - for stdin).
+e2e_sftp() {
+	local user=$1 port=$2 batch=$3
+	sftp -F /dev/null -i "$E2E_DIR/ssh/id_ed25519" -P "$port" -b "$batch" \
+	    -o BatchMode=yes -o IdentitiesOnly=yes -o StrictHostKeyChecking=no \
+	    -o UserKnownHostsFile="$E2E_DIR/ssh/known_hosts" -o GlobalKnownHostsFile=/dev/null \
+	    -o LogLevel=ERROR "$user@127.0.0.1"
+}
+
+# Mark the audit log: later e2e_audit_find calls look only at records written after it.
+# The mark is the log's inode and size, so a rotation in between is followed.
+e2e_audit_since() {
+	E2E_AUDIT_MARK_INO=$(stat -c %i "$E2E_AUDIT_LOG" 2>/dev/null || echo 0)
+	E2E_AUDIT_MARK_OFF=$(stat -c %s "$E2E_AUDIT_LOG" 2>/dev/null || echo 0)
+	E2E_AUDIT_MARK_TIME=$(date +%s)
+}
+
+# Records written since the mark.
+e2e_audit_records() {
+	local f
+	[ -n "${E2E_AUDIT_MARK_INO:-}" ] || { echo "e2e_audit_since not called" >&2; return 1; }
+	if [ "$(stat -c %i "$E2E_AUDIT_LOG")" = "$E2E_AUDIT_MARK_INO" ]; then
+		tail -c +$((E2E_AUDIT_MARK_OFF + 1)) "$E2E_AUDIT_LOG"
+		return
+	fi
+	# Rotated since the mark: the marked file is now audit.log.N; read its tail, then
+	# every newer file in order.
+	local n=1 older=""
+	while [ -e "$E2E_AUDIT_LOG.$n" ]; do
+		if [ "$(stat -c %i "$E2E_AUDIT_LOG.$n")" = "$E2E_AUDIT_MARK_INO" ]; then
+			older=$n; break
+		fi
+		n=$((n + 1))
+	done
+	if [ -n "$older" ]; then
+		tail -c +$((E2E_AUDIT_MARK_OFF + 1)) "$E2E_AUDIT_LOG.$older"
+		for ((n = older - 1; n >= 1; n--)); do cat "$E2E_AUDIT_LOG.$n"; done
+	fi
+	cat "$E2E_AUDIT_LOG"
+}
+
+# e2e_audit_find KEY PATTERN [TIMEOUT_S]: print the events (all records sharing a serial)
+# written since the mark that have a record with key="KEY" (KEY "-" means any event) and
+# a record matching the extended regex PATTERN; succeed if there is one.  auditd flushes
+# asynchronously, so it polls for up to TIMEOUT_S seconds (default 5).
+e2e_audit_find() {
+	local key=$1 pattern=$2 timeout=${3:-5} i=0 out
+	while :; do
+		out=$(e2e_audit_records | awk -v key="$key" -v pat="$pattern" '
+			match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
+				s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s); sub(/\)/, "", s)
+				rec[s] = rec[s] $0 "\n"
+				if (key == "-" || index($0, "key=\"" key "\"")) keyed[s] = 1
+				if ($0 ~ pat) hit[s] = 1
+				if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+			}
+			END {
+				for (i = 1; i <= n; i++)
+					if ((order[i] in keyed) && (order[i] in hit)) { printf "%s", rec[order[i]]; f = 1 }
+				exit !f
+			}')
+		if [ -n "$out" ]; then printf '%s\n' "$out"; return 0; fi
+		i=$((i + 1)); [ $i -lt $((timeout * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+# The host holds nothing of USER any more: no process, no audit rule for its uid, no
+# mount of ours in the host's mount table.  UID defaults to what e2e_enroll saw.
+e2e_assert_host_clean() {
+	local user=$1 uid=${2:-}
+	[ -n "$uid" ] || eval "uid=\${E2E_UID_${user//[^A-Za-z0-9_]/_}:-}"
+	if [ -z "$uid" ]; then not_ok "host clean of $user: uid unknown"; return; fi
+	local procs i=0
+	# Logout is asynchronous (sshd reaps its children, init reaps the session): allow 3 s.
+	while procs=$(ps -e -o uid=,pid=,args= | awk -v u="$uid" '$1 == u') && [ -n "$procs" ]; do
+		i=$((i + 1)); [ $i -lt 30 ] || break
+		sleep 0.1
+	done
+	is "$procs" "" "host clean: no process of $user (uid $uid)"
+	is "$(auditctl -l 2>/dev/null | grep -E -- "-F uid=$uid( |$)")" "" \
+	    "host clean: no live audit rule for uid $uid"
+	is "$(grep -i agentbox /proc/1/mountinfo)" "" "host clean: no agentbox mount in the host's mount table"
+}
