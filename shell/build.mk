@@ -1,0 +1,62 @@
+# shell/: agentbox-shell, the unprivileged half (issue 4), and tests/try-op.
+#
+# agentbox-shell is linked static-pie: no ld.so runs before confinement, so LD_PRELOAD,
+# LD_LIBRARY_PATH or LD_AUDIT handed over by su -m, sudo -E or sshd AcceptEnv cannot run
+# code in it.  It needs only the plan parser (PLAN_LIB, no external deps) and libseccomp.
+
+SHELL_SRCS     := $(wildcard shell/*.c)
+SHELL_OBJS     := $(SHELL_SRCS:shell/%.c=$(B)/shell/%.o)
+SHELL_LIB_OBJS := $(filter-out $(B)/shell/main.o,$(SHELL_OBJS))
+SHELL_HDRS     := $(wildcard shell/*.h) policy/policy.h $(B)/config.h
+SECCOMP_CFLAGS := $(shell pkg-config --cflags libseccomp)
+# pkg-config --static gives the archive's own dependencies (none for libseccomp today).
+SECCOMP_STATIC := $(shell pkg-config --static --libs libseccomp)
+
+$(B)/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SECCOMP_CFLAGS) -Ishell -c -o $@ $<
+
+$(B)/agentbox-shell: $(SHELL_OBJS) $(PLAN_LIB)
+	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $(SHELL_OBJS) $(PLAN_LIB) $(SECCOMP_STATIC)
+
+# try-op runs inside confined sessions: static too, so it needs nothing from the world.
+$(B)/try-op: tests/try-op.c | $(B)
+	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $<
+
+# Test driver: applies the shell's mechanisms to a plan described on the command line
+# (no PAM world needed) and execs a command; shell/ objects without main.c.
+$(B)/tests/shell-apply: tests/unit/shell-apply.c $(SHELL_LIB_OBJS) $(PLAN_LIB) | $(B)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SECCOMP_CFLAGS) -Ishell -static-pie $(LDFLAGS) -o $@ $< \
+	  $(SHELL_LIB_OBJS) $(PLAN_LIB) $(SECCOMP_STATIC)
+
+# Unit tests of env.c and plan_check.c, with the sanitizers (separate objects).
+$(B)/san/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -c -o $@ $<
+
+$(B)/tests/test_shell: tests/unit/test_shell.c $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(PLAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -Itests $(LDFLAGS) -o $@ $< \
+	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(PLAN_LIB) \
+	  $(shell pkg-config --libs libseccomp)
+
+ALL += $(B)/try-op
+ROOT_TEST_DEPS += $(B)/try-op
+ifneq ($(PLAN_LIB),)
+ALL += $(B)/agentbox-shell
+ROOT_TEST_DEPS += $(B)/agentbox-shell $(B)/tests/shell-apply
+UNIT_TESTS += $(B)/tests/test_shell tests/unit/shell-confine.t
+# The .t drives these; prove only runs what UNIT_TESTS names, so build them first.
+tests/unit/shell-confine.t: $(B)/tests/shell-apply $(B)/try-op
+endif
+UNIT_TESTS += tests/unit/try-op.t
+tests/unit/try-op.t: $(B)/try-op
+
+.PHONY: install-shell uninstall-shell
+install-shell: $(B)/agentbox-shell
+	install -D -m 0755 $(B)/agentbox-shell $(DESTDIR)$(SBINDIR)/agentbox-shell
+uninstall-shell:
+	rm -f $(DESTDIR)$(SBINDIR)/agentbox-shell
+INSTALL += install-shell
+UNINSTALL += uninstall-shell
