@@ -70,7 +70,7 @@ struct ab_diag {
 void	ab_diag_free(struct ab_diag *diag);
 
 /*
- * Load ROOT/etc/agentbox/agentbox.conf then ROOT/etc/agentbox/policy.d/*.conf (sorted by
+ * Load ROOT/etc/agentbox/agentbox.conf then ROOT/etc/agentbox/policy.d/[*].conf (sorted by
  * strcmp) and compile the policy of USER.  ROOT NULL means "/".  ROOT only relocates the
  * policy files (for tests): paths inside the policy are host paths.
  * Every file and directory read must be owned by root, not group- or world-writable and
