@@ -15,3 +15,7 @@ install-man:
 uninstall-man:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
 	      $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+
+# The demo and the Debian package are tested end to end as root (in an overlay of the
+# host, see tests/e2e/demo-overlay.sh).  filter-out: tests/build.mk may list them too.
+ROOT_TESTS += $(filter-out $(ROOT_TESTS),tests/e2e/demo.t tests/e2e/package.t)
