@@ -1,0 +1,44 @@
+# pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
+PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c netns.c reaper.c plan.c \
+            record.c)
+PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
+PAM_SO   := $(B)/pam_agentbox.so
+AB_INIT  := $(B)/agentbox-init
+PAM_PKGS := pam audit
+
+# Built once the policy archive exists (policy/build.mk defines POLICY_LIB).
+ifneq ($(POLICY_LIB),)
+ALL            += $(PAM_SO) $(AB_INIT)
+ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT)
+INSTALL        += install-pam
+UNINSTALL      += uninstall-pam
+endif
+
+$(B)/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h policy/policy.h \
+		$(B)/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
+
+# The policy archive is linked in statically; the version script exports pam_sm_* only.
+$(PAM_SO): $(PAM_OBJS) $(POLICY_LIB) pam_module/pam_agentbox.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map \
+	  -Wl,--no-undefined -o $@ $(PAM_OBJS) $(POLICY_LIB) $(POLICY_LIBS) \
+	  $(shell pkg-config --libs $(PAM_PKGS))
+
+$(AB_INIT): pam_module/init.c | $(B)
+	$(CC) $(CFLAGS) -pie $(LDFLAGS) -o $@ $<
+
+.PHONY: install-pam uninstall-pam
+install-pam: $(PAM_SO) $(AB_INIT)
+	install -d $(DESTDIR)$(PAMDIR) $(DESTDIR)$(LIBEXECDIR)/agentbox
+	install -m 0644 $(PAM_SO) $(DESTDIR)$(PAMDIR)/pam_agentbox.so
+	install -m 0755 $(AB_INIT) $(DESTDIR)$(LIBEXECDIR)/agentbox/agentbox-init
+
+# The shared `network = none` namespace is pinned by a bind mount on the live host;
+# sessions still in it keep it alive after the unmount.
+uninstall-pam:
+	rm -f $(DESTDIR)$(PAMDIR)/pam_agentbox.so $(DESTDIR)$(LIBEXECDIR)/agentbox/agentbox-init
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/agentbox 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ -e /run/agentbox-netns/none ]; then \
+	  umount /run/agentbox-netns/none 2>/dev/null; rm -f /run/agentbox-netns/none; \
+	  rmdir /run/agentbox-netns 2>/dev/null; fi; true

@@ -1,0 +1,47 @@
+/*
+ * Kernel interfaces newer than Debian 12's glibc 2.36 / linux-libc-dev 6.1 headers.
+ * Only what pam_agentbox uses; every definition is guarded so newer headers win.
+ * Note: <linux/mount.h> clashes with glibc 2.36's <sys/mount.h>, so nothing here
+ * includes it: <sys/mount.h> already has the new mount API (open_tree, move_mount,
+ * mount_setattr) and its MOUNT_ATTR_* constants.
+ */
+#ifndef AB_PAM_COMPAT_H
+#define AB_PAM_COMPAT_H
+
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+
+/* <linux/openat2.h> (5.6): repeated here so this header stays self-contained. */
+#ifndef RESOLVE_NO_XDEV
+struct open_how {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+#define RESOLVE_NO_XDEV		0x01
+#define RESOLVE_NO_MAGICLINKS	0x02
+#define RESOLVE_NO_SYMLINKS	0x04
+#define RESOLVE_BENEATH		0x08
+#define RESOLVE_IN_ROOT		0x10
+#endif
+
+/* glibc 2.36 has no openat2() wrapper (pidfd_open and friends it has, <sys/pidfd.h>). */
+static inline int
+ab_openat2(int dirfd, const char *path, struct open_how *how)
+{
+	return (int)syscall(__NR_openat2, dirfd, path, how, sizeof(*how));
+}
+
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOUNT_ATTR_NOSYMFOLLOW
+#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
+#endif
+
+#endif /* AB_PAM_COMPAT_H */

@@ -1,0 +1,469 @@
+/*
+ * Masks and protects: walk every project and the agent's home, as root, through trees
+ * the agent owns and may be changing while we walk.  Hence (pam_namespace's
+ * secure_opendir, bubblewrap): fd-relative, one component at a time, O_NOFOLLOW always,
+ * directories opened O_DIRECTORY|O_NONBLOCK (a FIFO can neither be opened nor hang us),
+ * non-directories only ever opened O_PATH, never for reading; depth, entries and
+ * hardlink records bounded; every error fails the login.
+ *
+ * mask    a matching name gets a root-owned mode-0000 empty file (or directory)
+ *         mounted over it, so every access is an EACCES the per-uid exit rules audit.
+ *         Mounted onto the O_PATH fd we walked to (open_tree + move_mount), never onto a
+ *         path re-resolved later; the name is then re-checked to detect a rename race.
+ *         Masked directories are not entered for masking, but are walked for hardlinks.
+ * links   a masked regular file with st_nlink > 1 is masked through every other name
+ *         in the walked trees (second pass, by inode); if some link lies outside them,
+ *         the login is refused naming the file: we cannot mask a name we cannot see.
+ * protect the matching path is bound onto itself read-only (recursively, after its
+ *         children were masked, so the masks come along).  Rename and unlink of a
+ *         mountpoint fail with EBUSY inside the session, so protected files cannot be
+ *         replaced either.
+ * symlink a link whose own path matches is masked/protected itself: the mount sits on
+ *         the link's dentry, so resolving the name lands on the mask, whatever the link
+ *         points to.  Its target is judged by its own path, if it is in a walked tree.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "module.h"
+
+#define WALK_MAX_DEPTH		128
+#define WALK_MAX_ENTRIES	1000000	/* per login, all trees and both passes */
+#define WALK_MAX_LINKS		4096	/* masked multi-link files */
+
+enum walk_mode {
+	W_APPLY,	/* mask and protect */
+	W_PROTECTED,	/* below a protected dir: mask only (the protect covers the rest) */
+	W_IN_MASKED,	/* below a masked dir: only note multi-link files */
+	W_LINKS,	/* second pass: mask the other names of noted files */
+};
+
+struct link_rec {
+	dev_t	 dev;
+	ino_t	 ino;
+	nlink_t	 nlink;
+	nlink_t	 seen;		/* names found masked (directly or inside a masked dir) */
+	char	*name;		/* the first one, for the refusal line */
+};
+
+struct walk {
+	struct ab_sess	*s;
+	const char	*root;
+	size_t		 entries;
+	struct link_rec	*links;
+	size_t		 nlinks;
+	char		 rel[PATH_MAX];	/* path of the current entry relative to root */
+};
+
+static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode);
+
+static int
+matches(const struct ab_strv *pats, const char *rel, int is_dir)
+{
+	size_t i;
+
+	for (i = 0; i < pats->n; i++)
+		if (ab_pattern_match(pats->v[i], rel, is_dir))
+			return 1;
+	return 0;
+}
+
+static struct link_rec *
+link_find(struct walk *w, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (w->links[i].ino == ino && w->links[i].dev == dev)
+			return &w->links[i];
+	return NULL;
+}
+
+/* One more name of a multi-link file is masked. */
+static int
+link_note(struct walk *w, const struct stat *st)
+{
+	struct link_rec *lr = link_find(w, st->st_dev, st->st_ino);
+	char buf[PATH_MAX + 2];
+
+	if (lr != NULL) {
+		lr->seen++;
+		return 0;
+	}
+	if (w->nlinks == WALK_MAX_LINKS)
+		return ab_sess_fail(w->s, -E2BIG, "more than %d masked files with hardlinks "
+		    "under %s", WALK_MAX_LINKS, w->root);
+	if (w->nlinks % 64 == 0) {
+		lr = reallocarray(w->links, w->nlinks + 64, sizeof(*lr));
+		if (lr == NULL)
+			return ab_sess_fail(w->s, -ENOMEM, "out of memory");
+		w->links = lr;
+	}
+	lr = &w->links[w->nlinks];
+	snprintf(buf, sizeof(buf), "%s/%s", w->root, w->rel);
+	if ((lr->name = strdup(buf)) == NULL)
+		return ab_sess_fail(w->s, -ENOMEM, "out of memory");
+	lr->dev = st->st_dev;
+	lr->ino = st->st_ino;
+	lr->nlink = st->st_nlink;
+	lr->seen = 1;
+	w->nlinks++;
+	return 0;
+}
+
+/* Mount a clone of SRC (a mask source) over TARGET, the O_PATH fd we walked to. */
+static int
+mount_over(struct walk *w, int src, int target, unsigned int tree_flags, uint64_t attrs)
+{
+	struct mount_attr attr = { .attr_set = attrs };
+	int clone, r = 0;
+
+	clone = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+	    tree_flags);
+	if (clone == -1)
+		return ab_sess_fail(w->s, -errno, "open_tree for %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	/* Attributes set on the detached clone: the mount is never writable once visible. */
+	if (mount_setattr(clone, "", AT_EMPTY_PATH | (tree_flags & AT_RECURSIVE), &attr,
+	    sizeof(attr)) == -1)
+		r = ab_sess_fail(w->s, -errno, "mount_setattr for %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	else if (move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH) == -1)
+		r = ab_sess_fail(w->s, -errno, "mount over %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	close(clone);
+	return r;
+}
+
+/* Mask the entry NAME of DIRFD, already opened O_PATH as FD with stat ST. */
+static int
+mask_fd(struct walk *w, int dirfd, const char *name, int fd, const struct stat *st)
+{
+	struct stat now;
+	int r;
+
+	r = mount_over(w, S_ISDIR(st->st_mode) ? w->s->mask_dir : w->s->mask_file, fd, 0,
+	    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (r != 0)
+		return r;
+	/* The name must now lead to the mask: if it was renamed meanwhile, refuse. */
+	if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == -1 || now.st_dev != w->s->run_dev)
+		return ab_sess_fail(w->s, -EAGAIN, "%s/%s changed while it was being masked",
+		    w->root, w->rel);
+	w->s->masks++;
+	return 0;
+}
+
+/* Open NAME of DIRFD O_PATH; *already is set when it is one of our masks. */
+static int
+open_entry(struct walk *w, int dirfd, const char *name, struct stat *st, int *already)
+{
+	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd == -1)
+		return ab_sess_fail(w->s, -errno, "open %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	if (fstat(fd, st) == -1) {
+		ab_sess_fail(w->s, -errno, "fstat %s/%s: %s", w->root, w->rel, strerror(errno));
+		close(fd);
+		return -EIO;
+	}
+	*already = st->st_dev == w->s->run_dev;	/* trees overlap: masked on the first walk */
+	return fd;
+}
+
+static int
+mask_entry(struct walk *w, int dirfd, const char *name, int depth, size_t len)
+{
+	struct stat st;
+	int fd, dfd, already, r = 0;
+
+	if ((fd = open_entry(w, dirfd, name, &st, &already)) < 0)
+		return fd;
+	if (already)
+		goto out;
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+		r = link_note(w, &st);
+	if (r == 0 && S_ISDIR(st.st_mode)) {
+		/* Below a masked dir: only multi-link files matter (their other names). */
+		dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+		if (dfd == -1)
+			r = ab_sess_fail(w->s, -errno, "open %s/%s: %s", w->root, w->rel,
+			    strerror(errno));
+		else
+			r = walk_dir(w, dfd, depth + 1, len, W_IN_MASKED);
+	}
+	if (r == 0)
+		r = mask_fd(w, dirfd, name, fd, &st);
+out:
+	close(fd);
+	return r;
+}
+
+static int
+protect_entry(struct walk *w, int fd)
+{
+	int r;
+
+	r = mount_over(w, fd, fd, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV);
+	if (r == 0)
+		w->s->protects++;
+	return r;
+}
+
+static int
+protect_nondir(struct walk *w, int dirfd, const char *name)
+{
+	struct stat st;
+	int fd, already, r = 0;
+
+	if ((fd = open_entry(w, dirfd, name, &st, &already)) < 0)
+		return fd;
+	if (!already)
+		r = protect_entry(w, fd);
+	close(fd);
+	return r;
+}
+
+static int
+descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
+    enum walk_mode mode, int protect)
+{
+	struct stat st;
+	int fd, keep = -1, r;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return ab_sess_fail(w->s, -errno, "open directory %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	if (fstat(fd, &st) == -1) {
+		r = ab_sess_fail(w->s, -errno, "fstat %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+		close(fd);
+		return r;
+	}
+	if (st.st_dev == w->s->run_dev) {	/* already masked by an overlapping tree */
+		close(fd);
+		return 0;
+	}
+	/* walk_dir consumes fd; the protect mount needs the directory afterwards. */
+	if (protect && (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		r = ab_sess_fail(w->s, -errno, "dup: %s", strerror(errno));
+		close(fd);
+		return r;
+	}
+	r = walk_dir(w, fd, depth + 1, len, mode);
+	if (r == 0 && protect)
+		r = protect_entry(w, keep);
+	if (keep != -1)
+		close(keep);
+	return r;
+}
+
+/* Second pass: NAME has the inode number of a noted file; mask it if it is that file. */
+static int
+mask_other_link(struct walk *w, int dirfd, const char *name)
+{
+	struct link_rec *lr;
+	struct stat st;
+	int fd, already, r = 0;
+
+	if ((fd = open_entry(w, dirfd, name, &st, &already)) < 0)
+		return fd;
+	if (!already && S_ISREG(st.st_mode) &&
+	    (lr = link_find(w, st.st_dev, st.st_ino)) != NULL) {
+		if ((r = mask_fd(w, dirfd, name, fd, &st)) == 0)
+			lr->seen++;
+	}
+	close(fd);
+	return r;
+}
+
+static int
+ino_noted(struct walk *w, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlinks; i++)
+		if (w->links[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+static int
+visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
+    enum walk_mode mode)
+{
+	const struct ab_policy *p = w->s->pol;
+	unsigned char type = de->d_type;
+	struct stat st;
+	int is_dir, prot;
+
+	if (type == DT_UNKNOWN) {	/* file systems without d_type */
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			return ab_sess_fail(w->s, -errno, "fstatat %s/%s: %s", w->root, w->rel,
+			    strerror(errno));
+		type = IFTODT(st.st_mode);
+	}
+	is_dir = type == DT_DIR;
+	switch (mode) {
+	case W_APPLY:
+	case W_PROTECTED:
+		if (matches(&p->mask, w->rel, is_dir))
+			return mask_entry(w, dirfd, de->d_name, depth, len);
+		prot = mode == W_APPLY && matches(&p->protect, w->rel, is_dir);
+		if (is_dir)
+			return descend(w, dirfd, de->d_name, depth, len,
+			    prot ? W_PROTECTED : mode, prot);
+		return prot ? protect_nondir(w, dirfd, de->d_name) : 0;
+	case W_IN_MASKED:
+		if (is_dir)
+			return descend(w, dirfd, de->d_name, depth, len, W_IN_MASKED, 0);
+		if (type != DT_REG)
+			return 0;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			return ab_sess_fail(w->s, -errno, "fstatat %s/%s: %s", w->root, w->rel,
+			    strerror(errno));
+		return S_ISREG(st.st_mode) && st.st_nlink > 1 ? link_note(w, &st) : 0;
+	case W_LINKS:
+		if (is_dir)
+			return descend(w, dirfd, de->d_name, depth, len, W_LINKS, 0);
+		if (type == DT_REG && ino_noted(w, de->d_ino))
+			return mask_other_link(w, dirfd, de->d_name);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Walk the directory open as FD (consumed); w->rel[0..len) names it. */
+static int
+walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode)
+{
+	struct dirent *de;
+	size_t nlen;
+	DIR *d;
+	int r = 0;
+
+	if (depth > WALK_MAX_DEPTH) {
+		close(fd);
+		return ab_sess_fail(w->s, -ELOOP, "%s/%s: deeper than %d levels",
+		    w->root, w->rel, WALK_MAX_DEPTH);
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		r = ab_sess_fail(w->s, -errno, "fdopendir %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+		close(fd);
+		return r;
+	}
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0)
+				r = ab_sess_fail(w->s, -errno, "readdir %s/%s: %s", w->root,
+				    w->rel, strerror(errno));
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->entries > WALK_MAX_ENTRIES) {
+			r = ab_sess_fail(w->s, -E2BIG, "more than %d entries under the projects "
+			    "and home", WALK_MAX_ENTRIES);
+			break;
+		}
+		nlen = len + (len != 0) + strlen(de->d_name);
+		if (nlen >= sizeof(w->rel)) {
+			r = ab_sess_fail(w->s, -ENAMETOOLONG, "%s/%s/%s: path too long",
+			    w->root, w->rel, de->d_name);
+			break;
+		}
+		if (len != 0)
+			w->rel[len] = '/';
+		strcpy(w->rel + len + (len != 0), de->d_name);
+		r = visit(w, dirfd(d), de, depth, nlen, mode);
+		w->rel[len] = '\0';
+		if (r != 0)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+/* Open a tree root: an admin-written absolute path, but symlinks in it are refused, as
+ * the agent may own a directory on the way (a project under its home). */
+static int
+open_root(struct ab_sess *s, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	int fd = ab_openat2(AT_FDCWD, path, &how);
+
+	if (fd == -1)	/* < 0 either way: callers test fd < 0 and return it */
+		return ab_sess_fail(s, -errno, "%s %s: %s",
+		    path == s->home ? "home" : "project", path, strerror(errno));
+	return fd;
+}
+
+static int
+walk_roots(struct walk *w, enum walk_mode mode)
+{
+	const struct ab_strv *proj = &w->s->pol->project;
+	size_t i;
+	int fd, r;
+
+	for (i = 0; i <= proj->n; i++) {
+		w->root = i == 0 ? w->s->home : proj->v[i - 1];
+		w->rel[0] = '\0';
+		if ((fd = open_root(w->s, w->root)) < 0)
+			return fd;
+		if ((r = walk_dir(w, fd, 0, 0, mode)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+ab_mask_apply(struct ab_sess *s)
+{
+	struct walk *w;
+	size_t i;
+	int fd, r = 0;
+
+	/* Every tree must exist, masks or not: a missing project refuses the login. */
+	for (i = 0; i < s->pol->project.n; i++) {
+		if ((fd = open_root(s, s->pol->project.v[i])) < 0)
+			return fd;
+		close(fd);
+	}
+	if (s->pol->mask.n == 0 && s->pol->protect.n == 0)
+		return 0;
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return ab_sess_fail(s, -ENOMEM, "out of memory");
+	w->s = s;
+	r = walk_roots(w, W_APPLY);
+	if (r == 0 && w->nlinks != 0)
+		r = walk_roots(w, W_LINKS);
+	for (i = 0; r == 0 && i < w->nlinks; i++)
+		if (w->links[i].seen < w->links[i].nlink)
+			r = ab_sess_fail(s, -EMLINK, "masked file %s has %lu hardlink(s) outside "
+			    "the projects and home: they cannot be masked",
+			    w->links[i].name, (unsigned long)(w->links[i].nlink - w->links[i].seen));
+	for (i = 0; i < w->nlinks; i++)
+		free(w->links[i].name);
+	free(w->links);
+	free(w);
+	return r;
+}

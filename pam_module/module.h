@@ -1,0 +1,75 @@
+/*
+ * pam_agentbox internals: the session being built and the steps that build it.
+ * Nothing here is exported from the module (pam_agentbox.map: only pam_sm_*).
+ *
+ * Every step returns 0 or -errno.  A step that fails also writes one line for the
+ * auth log into s->why (ab_sess_fail), naming the object it failed on; the PAM entry
+ * point logs it and refuses the session.  Steps never log and never exit.
+ */
+#ifndef AB_PAM_MODULE_H
+#define AB_PAM_MODULE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+struct pam_handle;
+
+struct ab_sess {
+	struct pam_handle	*pamh;
+	const struct ab_policy	*pol;
+	const char		*user;
+	uid_t			 uid;
+	gid_t			 gid;
+	const char		*home;
+	const char		*init_path;	/* agentbox-init, compiled in (init= in tests) */
+	int			 debug;
+
+	int			 procfd;	/* the host's /proc, opened before ours hides it */
+	int			 runfd;		/* /run/agentbox, the session's own tmpfs */
+	int			 mask_file;	/* O_PATH: root-owned 0000 empty file (mask source) */
+	int			 mask_dir;	/* O_PATH: root-owned 0000 empty dir (mask source) */
+	dev_t			 run_dev;	/* st_dev of /run/agentbox: a name already masked */
+	uint32_t		 masks;
+	uint32_t		 protects;
+	pid_t			 init_pid;	/* host pid of the session's pid 1 */
+	int			 init_pidfd;	/* pidfd of it: kill and reap without pid reuse */
+	uint32_t		 ses;		/* audit session id after the loginuid write */
+	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
+	char			 why[512];	/* reason of the first failure, for the auth log */
+};
+
+/* Record why the step failed (first failure wins) and return R (a -errno). */
+int	ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/* netns.c: enter the network namespace the policy asks for (before the mount ns). */
+int	ab_netns_enter(struct ab_sess *s);
+
+/* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */
+int	ab_world_build(struct ab_sess *s);
+/* world.c: /run/agentbox read-only, nosuid, nodev, noexec once the plan is written. */
+int	ab_world_seal(struct ab_sess *s);
+
+/* mask.c: mask and protect mounts under every project and the home directory. */
+int	ab_mask_apply(struct ab_sess *s);
+
+/* reaper.c: fork the session's pid 1 (agentbox-init) and wait until it runs. */
+int	ab_reaper_start(struct ab_sess *s);
+/* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */
+int	ab_reaper_stop(int init_pidfd);
+
+/* plan.c: fill and write the session plan to AB_PLAN_PATH. */
+int	ab_planfile_write(struct ab_sess *s);
+
+/* record.c: audit records (docs/audit-records.md).  ab_record_open returns an fd or
+ * -errno and sets *enabled when the kernel records what we send. */
+int	ab_record_open(int *enabled);
+int	ab_record_start(int fd, const struct ab_sess *s, const char *service,
+	    const char *tty, const char *rhost);
+int	ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
+	    pid_t init_pid);
+int	ab_record_refused(int fd, const char *user, const char *service, const char *reason);
+
+#endif /* AB_PAM_MODULE_H */

@@ -1,0 +1,152 @@
+/*
+ * Network per policy.  Runs before the mount namespace is unshared, because the shared
+ * namespace for `network = none` is pinned by a bind mount in the host's mount table.
+ *
+ *   none      an empty namespace with lo down: nothing to reach, not even 127.0.0.1.
+ *             One namespace is shared by every `none` session (pinned at
+ *             AB_NETNS_NONE): joining it costs a setns, a fresh one costs a netns
+ *             setup at login and an asynchronous teardown after it (bench/README.md).
+ *             Sharing is safe because lo stays down (no TCP/UDP between sessions) and
+ *             the agent has no CAP_NET_ADMIN to bring it up; the only thing shared is
+ *             the abstract unix socket namespace, which the shell's Landlock scoping
+ *             (ABI 6) closes per session.
+ *   loopback  a fresh namespace per session with lo up: the session's own servers.
+ *   host/tcp  the host's namespace; tcp:PORTS is enforced by the shell (Landlock).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
+
+#include "module.h"
+
+#define AB_NETNS_DIR	"/run/agentbox-netns"
+#define AB_NETNS_NONE	AB_NETNS_DIR "/none"
+
+/* Bring lo up in the namespace we are in (SIOCSIFFLAGS; no library needed for one flag). */
+static int
+lo_up(struct ab_sess *s)
+{
+	struct ifreq ifr;
+	int fd, r = 0;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return ab_sess_fail(s, -errno, "socket for lo: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == -1)
+		r = ab_sess_fail(s, -errno, "SIOCGIFFLAGS lo: %s", strerror(errno));
+	else {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) == -1)
+			r = ab_sess_fail(s, -errno, "SIOCSIFFLAGS lo up: %s", strerror(errno));
+	}
+	close(fd);
+	return r;
+}
+
+/* Is FD a network namespace file (an nsfs bind mount), not a stale placeholder? */
+static int
+is_netns(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) == -1 || sfs.f_type != NSFS_MAGIC)
+		return 0;
+	return ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET;
+}
+
+/*
+ * With the directory lock held: join the pinned namespace, or make it.  A placeholder
+ * file without a namespace bound on it (a crash between create and bind) is replaced.
+ */
+static int
+join_or_make_locked(struct ab_sess *s, int dirfd)
+{
+	int fd, r;
+
+	fd = openat(dirfd, "none", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && is_netns(fd)) {
+		r = setns(fd, CLONE_NEWNET) == -1 ?
+		    ab_sess_fail(s, -errno, "setns %s: %s", AB_NETNS_NONE, strerror(errno)) : 0;
+		close(fd);
+		return r;
+	}
+	if (fd >= 0)
+		close(fd);
+	else if (errno != ENOENT)
+		return ab_sess_fail(s, -errno, "open %s: %s", AB_NETNS_NONE, strerror(errno));
+	if (unlinkat(dirfd, "none", 0) == -1 && errno != ENOENT)
+		return ab_sess_fail(s, -errno, "unlink stale %s: %s", AB_NETNS_NONE, strerror(errno));
+	if ((fd = openat(dirfd, "none", O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC,
+	    0444)) == -1)
+		return ab_sess_fail(s, -errno, "create %s: %s", AB_NETNS_NONE, strerror(errno));
+	close(fd);
+	if (unshare(CLONE_NEWNET) == -1)
+		return ab_sess_fail(s, -errno, "unshare(CLONE_NEWNET): %s", strerror(errno));
+	/* Still in the host's mount namespace: the pin outlives this session. */
+	if (mount("/proc/self/ns/net", AB_NETNS_NONE, NULL, MS_BIND, NULL) == -1)
+		return ab_sess_fail(s, -errno, "pin netns on %s: %s", AB_NETNS_NONE,
+		    strerror(errno));
+	return 0;
+}
+
+static int
+join_shared_none(struct ab_sess *s)
+{
+	struct stat st;
+	int dirfd, r;
+
+	if (mkdir(AB_NETNS_DIR, 0700) == -1 && errno != EEXIST)
+		return ab_sess_fail(s, -errno, "mkdir %s: %s", AB_NETNS_DIR, strerror(errno));
+	if ((dirfd = open(AB_NETNS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return ab_sess_fail(s, -errno, "open %s: %s", AB_NETNS_DIR, strerror(errno));
+	/* Only a root-owned, root-only directory may hold the pin. */
+	if (fstat(dirfd, &st) == -1 || st.st_uid != 0 || (st.st_mode & 077) != 0) {
+		close(dirfd);
+		return ab_sess_fail(s, -EPERM, "%s is not root-owned mode 0700", AB_NETNS_DIR);
+	}
+	/* Serialises concurrent first logins: one makes the namespace, the others join. */
+	if (flock(dirfd, LOCK_EX) == -1) {
+		r = ab_sess_fail(s, -errno, "flock %s: %s", AB_NETNS_DIR, strerror(errno));
+		close(dirfd);
+		return r;
+	}
+	r = join_or_make_locked(s, dirfd);
+	close(dirfd);	/* drops the lock */
+	return r;
+}
+
+int
+ab_netns_enter(struct ab_sess *s)
+{
+	switch (s->pol->network) {
+	case AB_NET_NONE:
+#ifdef AB_NETNS_FRESH_NONE	/* for bench/session-start: a fresh namespace per login */
+		if (unshare(CLONE_NEWNET) == -1)
+			return ab_sess_fail(s, -errno, "unshare(CLONE_NEWNET): %s", strerror(errno));
+		return 0;
+#else
+		return join_shared_none(s);
+#endif
+	case AB_NET_LOOPBACK:
+		if (unshare(CLONE_NEWNET) == -1)
+			return ab_sess_fail(s, -errno, "unshare(CLONE_NEWNET): %s", strerror(errno));
+		return lo_up(s);
+	case AB_NET_HOST:
+	case AB_NET_TCP:
+		return 0;
+	}
+	return ab_sess_fail(s, -EINVAL, "unknown network mode %d", (int)s->pol->network);
+}

@@ -1,0 +1,122 @@
+/*
+ * Session records for the audit trail (docs/audit-records.md is the contract):
+ * AUDIT_TRUSTED_APP messages sent with libaudit, carrying the session's own audit
+ * session id (the kernel adds ses= auid= to the record header from our credentials).
+ * Values a user could influence (user, service, tty, rhost, reason) are encoded with
+ * audit_encode_nv_string, so they cannot forge fields.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libaudit.h>
+
+#include "module.h"
+
+static const char *const net_name[] = {
+	[AB_NET_NONE] = "none", [AB_NET_LOOPBACK] = "loopback",
+	[AB_NET_HOST] = "host", [AB_NET_TCP] = "tcp",
+};
+
+/* Open the audit socket now, in the host's network namespace, and say whether the
+ * kernel will record what we send (audit disabled drops user messages silently). */
+int
+ab_record_open(int *enabled)
+{
+	int fd = audit_open();
+
+	*enabled = 0;
+	if (fd < 0)
+		return -errno;
+	/* libaudit sets it; made sure of here, as su/sshd fork and exec while we hold it. */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
+		audit_close(fd);
+		return -errno;
+	}
+	*enabled = audit_is_enabled(fd) > 0;
+	return fd;
+}
+
+/* "name=value" encoded, or NULL on allocation failure. */
+static char *
+nv(const char *name, const char *value)
+{
+	return audit_encode_nv_string(name, value != NULL ? value : "", 0);
+}
+
+static int
+send_msg(int fd, const char *msg, int ok)
+{
+	if (audit_log_user_message(fd, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, ok) <= 0)
+		return -EIO;
+	return 0;
+}
+
+int
+ab_record_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
+    const char *rhost)
+{
+	char hex[2 * AB_DIGEST_LEN + 1], *u, *sv, *t, *rh, *msg = NULL;
+	int r = -ENOMEM;
+
+	ab_digest_hex(s->pol->digest, hex);
+	u = nv("user", s->user);
+	sv = nv("service", service);
+	t = nv("tty", tty);
+	rh = nv("rhost", rhost);
+	if (u != NULL && sv != NULL && t != NULL && rh != NULL &&
+	    asprintf(&msg, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s digest=%s "
+	    "network=%s masks=%u protects=%u init_pid=%d new_ses=%s", s->ses, u,
+	    (unsigned)s->uid, sv, t, rh, hex, net_name[s->pol->network], s->masks,
+	    s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no") != -1)
+		r = send_msg(fd, msg, 1);
+	else
+		msg = NULL;
+	free(msg);
+	free(u);
+	free(sv);
+	free(t);
+	free(rh);
+	return r;
+}
+
+int
+ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
+    pid_t init_pid)
+{
+	char *u = nv("user", user), *sv = nv("service", service), *msg = NULL;
+	int r = -ENOMEM;
+
+	if (u != NULL && sv != NULL &&
+	    asprintf(&msg, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
+	    "reason=logout", ses, u, (unsigned)uid, sv, (int)init_pid) != -1)
+		r = send_msg(fd, msg, 1);
+	else
+		msg = NULL;
+	free(msg);
+	free(u);
+	free(sv);
+	return r;
+}
+
+int
+ab_record_refused(int fd, const char *user, const char *service, const char *reason)
+{
+	char *u = nv("user", user), *sv = nv("service", service), *why = nv("reason", reason);
+	char *msg = NULL;
+	int r = -ENOMEM;
+
+	if (u != NULL && sv != NULL && why != NULL &&
+	    asprintf(&msg, "op=agentbox-session-refused %s %s %s", u, sv, why) != -1)
+		r = send_msg(fd, msg, 0);
+	else
+		msg = NULL;
+	free(msg);
+	free(u);
+	free(sv);
+	free(why);
+	return r;
+}
