@@ -136,10 +136,6 @@ ab_plan_matches_world(const struct ab_plan *plan, const char **why)
 	size_t i;
 	int r;
 
-	if (plan->uid != getuid() || plan->uid != geteuid()) {
-		*why = "session plan is for another user";
-		return -EPERM;
-	}
 	/* A user namespace makes "root-owned" and "read-only mount" forgeable. */
 	if ((r = ns_inode("user", &ino)) != 0) {
 		*why = "cannot read /proc/self/ns/user";
@@ -147,6 +143,10 @@ ab_plan_matches_world(const struct ab_plan *plan, const char **why)
 	}
 	if (ino != AB_INIT_USER_NS_INO) {
 		*why = "running in a user namespace";
+		return -EPERM;
+	}
+	if (plan->uid != getuid() || plan->uid != geteuid()) {
+		*why = "session plan is for another user";
 		return -EPERM;
 	}
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {

@@ -98,7 +98,7 @@ main(int argc, char **argv)
 	int c, landlock = 1, seccomp = 1, env = 0, print = 0, export = 0, r;
 	char **envp = environ;
 
-	pol.user = getenv("USER") ? getenv("USER") : "agent";
+	pol.user = "agent";	/* the plan names the user; never the environment */
 	plan.uid = getuid();
 	plan.gid = getgid();
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
