@@ -1,1 +1,76 @@
-# policy/: the policy language (filled in by the policy work)
+# policy/: the policy language.  Two static archives, both -fPIC (they end up inside
+# pam_agentbox.so):
+#   $(PLAN_LIB)   plan parse/serialise, pattern matcher, ab_policy_free, ab_digest_hex:
+#                 no external library, so agentbox-shell can link it statically;
+#   $(POLICY_LIB) everything; link with $(POLICY_LIBS) (inih, libcrypto).
+# Unit tests link sanitized copies ($(B)/san/...) so ASan/UBSan see inside the library.
+
+POLICY_PLAN_SRCS := policy/strv.c policy/compiled.c policy/digest_hex.c \
+                    policy/pattern.c policy/plan.c
+POLICY_SRCS      := $(POLICY_PLAN_SRCS) policy/diag.c policy/digest.c policy/parse.c \
+                    policy/load.c
+POLICY_HDRS      := policy/policy.h policy/internal.h
+POLICY_CFLAGS    := $(shell pkg-config --cflags inih libcrypto)
+POLICY_LIBS      := $(shell pkg-config --libs inih libcrypto)
+
+PLAN_LIB         := $(B)/libabplan.a
+POLICY_LIB       := $(B)/libabpolicy.a
+PLAN_LIB_SAN     := $(B)/san/libabplan.a
+POLICY_LIB_SAN   := $(B)/san/libabpolicy.a
+
+POLICY_OBJS      := $(POLICY_SRCS:policy/%.c=$(B)/policy/%.o)
+POLICY_PLAN_OBJS := $(POLICY_PLAN_SRCS:policy/%.c=$(B)/policy/%.o)
+POLICY_SAN_OBJS  := $(POLICY_SRCS:policy/%.c=$(B)/san/policy/%.o)
+POLICY_PLAN_SAN_OBJS := $(POLICY_PLAN_SRCS:policy/%.c=$(B)/san/policy/%.o)
+
+$(B)/policy $(B)/san/policy $(B)/tests:
+	mkdir -p $@
+
+$(B)/policy/%.o: policy/%.c $(POLICY_HDRS) | $(B)/policy
+	$(CC) $(CFLAGS) $(POLICY_CFLAGS) -c -o $@ $<
+
+$(B)/san/policy/%.o: policy/%.c $(POLICY_HDRS) | $(B)/san/policy
+	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -c -o $@ $<
+
+# rm first: ar would otherwise keep members of objects that no longer exist.
+$(PLAN_LIB): $(POLICY_PLAN_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+$(POLICY_LIB): $(POLICY_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+$(PLAN_LIB_SAN): $(POLICY_PLAN_SAN_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+$(POLICY_LIB_SAN): $(POLICY_SAN_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+ALL += $(PLAN_LIB) $(POLICY_LIB)
+
+# The default policy: installed only if absent, so an edited one survives
+# "make install"; otherwise the new one goes beside it as agentbox.conf.dist.
+.PHONY: install-policy uninstall-policy
+install-policy:
+	install -d -m 0755 -o root -g root $(DESTDIR)$(SYSCONFDIR)/agentbox \
+	  $(DESTDIR)$(SYSCONFDIR)/agentbox/policy.d
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf ]; then \
+	  install -m 0644 -o root -g root policy/agentbox.conf \
+	    $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf.dist && \
+	  echo "install-policy: kept the existing $(SYSCONFDIR)/agentbox/agentbox.conf;" \
+	    "the shipped one is $(SYSCONFDIR)/agentbox/agentbox.conf.dist"; \
+	else \
+	  install -m 0644 -o root -g root policy/agentbox.conf \
+	    $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf; \
+	fi
+
+# Leaves an edited agentbox.conf and any policy.d/ files in place (they are the admin's);
+# removes the shipped copy when it is unchanged.
+uninstall-policy:
+	rm -f $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf.dist
+	@if cmp -s policy/agentbox.conf $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf; then \
+	  rm -f $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf; \
+	else \
+	  [ ! -e $(DESTDIR)$(SYSCONFDIR)/agentbox/agentbox.conf ] || \
+	  echo "uninstall-policy: kept the edited $(SYSCONFDIR)/agentbox/agentbox.conf"; \
+	fi
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/agentbox/policy.d $(DESTDIR)$(SYSCONFDIR)/agentbox 2>/dev/null
+
+INSTALL   += install-policy
+UNINSTALL += uninstall-policy

@@ -1,0 +1,342 @@
+/*
+ * Reading the policy files safely: the agent must never be able to write, swap or
+ * redirect what confines it (DESIGN.md invariant 3).
+ *
+ * Every directory from the policy root down is opened with O_DIRECTORY|O_NOFOLLOW
+ * relative to its parent's fd, and every file with O_NOFOLLOW|O_NONBLOCK relative to
+ * its directory's fd; the checks are made with fstat on the open fd (never stat a path
+ * and then open it): owned by root, not group- or world-writable, a directory or a
+ * regular file, at most 4 MiB.  A file is read whole, hashed and parsed from memory.
+ *
+ * Owner: root.  When the caller is not root (a person running "agentbox check" or the
+ * unit tests), files owned by the caller are accepted too: such a process confines
+ * nobody, and only fools itself.  pam_agentbox.so runs as root and accepts root only.
+ */
+#define _GNU_SOURCE	/* qsort_r, vasprintf, asprintf, strchrnul */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define POLICY_ETC	"etc"
+#define POLICY_SUBDIR	"agentbox"
+#define POLICY_CONF	"agentbox.conf"
+#define POLICY_DROPINS	"policy.d"
+
+/* Is ST safe to take policy from?  0, or -errno with the reason in the diagnostics. */
+static int
+check_meta(struct ab_pset *ps, const struct stat *st, const char *display, int want_dir)
+{
+	uid_t me = geteuid();
+
+	if (want_dir && !S_ISDIR(st->st_mode)) {
+		ab_pset_fail(ps, -ENOTDIR, "%s: not a directory", display);
+		return -ENOTDIR;
+	}
+	if (!want_dir && !S_ISREG(st->st_mode)) {
+		ab_pset_fail(ps, -EPERM, "%s: not a regular file", display);
+		return -EPERM;
+	}
+	if (st->st_uid != 0 && (me == 0 || st->st_uid != me)) {
+		ab_pset_fail(ps, -EPERM, "%s: owned by uid %u, not root: refused (chown root)",
+		    display, (unsigned)st->st_uid);
+		return -EPERM;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		ab_pset_fail(ps, -EPERM, "%s: %s-writable (mode %04o): refused (chmod go-w)",
+		    display, (st->st_mode & S_IWOTH) ? "world" : "group",
+		    (unsigned)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Open directory NAME under DIRFD (AT_FDCWD for a path) and check it. */
+static int
+open_dir(struct ab_pset *ps, int dirfd, const char *name, const char *display, int *out)
+{
+	struct stat st;
+	int fd, r;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			ab_pset_fail(ps, r, "%s: %s%s", display, strerror(-r),
+			    r == -ELOOP || r == -ENOTDIR ? " (a symlink is refused)" : "");
+		return r;
+	}
+	if (fstat(fd, &st) != 0) {
+		r = -errno;
+		ab_pset_fail(ps, r, "%s: fstat: %s", display, strerror(-r));
+		close(fd);
+		return r;
+	}
+	if ((r = check_meta(ps, &st, display, 1)) != 0) {
+		close(fd);
+		return r;
+	}
+	*out = fd;
+	return 0;
+}
+
+/* Read all of FD (already checked) into *buf, refusing more than the cap. */
+static int
+read_all(struct ab_pset *ps, int fd, const char *display, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = NULL, *nb;
+	ssize_t got;
+
+	for (;;) {
+		if (n == cap || b == NULL) {
+			if (b != NULL)
+				cap *= 2;
+			if (cap > AB_POLICY_FILE_MAX + 1)
+				cap = AB_POLICY_FILE_MAX + 1;
+			if ((nb = realloc(b, cap)) == NULL) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		got = read(fd, b + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int r = -errno;
+
+			ab_pset_fail(ps, r, "%s: read: %s", display, strerror(-r));
+			free(b);
+			return r;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > AB_POLICY_FILE_MAX) {
+			ab_pset_fail(ps, -EFBIG, "%s: larger than %u bytes: refused", display,
+			    AB_POLICY_FILE_MAX);
+			free(b);
+			return -EFBIG;
+		}
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/*
+ * Open, check, read, hash and parse one file.  LOGICAL is the name hashed (see
+ * digest.c), DISPLAY the one in messages.  -ENOENT is returned quietly.
+ */
+static int
+take_file(struct ab_pset *ps, struct ab_digest_ctx *dg, int dirfd, const char *name,
+    const char *logical, const char *display)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			ab_pset_fail(ps, r, "%s: %s%s", display, strerror(-r),
+			    r == -ELOOP ? " (a symlink is refused)" : "");
+		return r;
+	}
+	if (fstat(fd, &st) != 0) {
+		r = -errno;
+		ab_pset_fail(ps, r, "%s: fstat: %s", display, strerror(-r));
+	} else if ((r = check_meta(ps, &st, display, 0)) == 0 &&
+	    (r = read_all(ps, fd, display, &buf, &len)) == 0) {
+		if ((r = ab_digest_file(dg, logical, buf, len)) == 0)
+			r = ab_pset_parse(ps, display, buf, len);
+		if (r != 0)
+			ab_pset_fail(ps, r, "%s: %s", display, strerror(-r));
+	}
+	free(buf);
+	close(fd);
+	return r;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "*.conf", not hidden: editors' and package managers' leftovers are not policy. */
+static int
+is_dropin(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+/* policy.d/ *.conf in strcmp order. */
+static int
+take_dropins(struct ab_pset *ps, struct ab_digest_ctx *dg, int dfd, const char *disp_dir)
+{
+	struct ab_strv names = { 0 };
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+	int fd, r = 0;
+
+	if ((fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) < 0 || (d = fdopendir(fd)) == NULL) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		ab_pset_fail(ps, r, "%s: %s", disp_dir, strerror(-r));
+		return r;
+	}
+	for (errno = 0; (de = readdir(d)) != NULL; errno = 0)
+		if (is_dropin(de->d_name) && (r = ab_strv_push(&names, de->d_name)) != 0)
+			break;
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+	if (r != 0) {
+		ab_pset_fail(ps, r, "%s: %s", disp_dir, strerror(-r));
+		ab_strv_free(&names);
+		return r;
+	}
+	if (names.n > 0)
+		qsort(names.v, names.n, sizeof(*names.v), name_cmp);
+	for (i = 0; i < names.n; i++) {
+		char *logical, *display;
+
+		if (asprintf(&logical, "/%s/%s/%s/%s", POLICY_ETC, POLICY_SUBDIR,
+		    POLICY_DROPINS, names.v[i]) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (asprintf(&display, "%s/%s", disp_dir, names.v[i]) < 0) {
+			free(logical);
+			r = -ENOMEM;
+			break;
+		}
+		if ((r = take_file(ps, dg, dfd, names.v[i], logical, display)) == -ENOENT) {
+			/* Removed while we listed: a race with an admin; refuse, not guess. */
+			ab_pset_fail(ps, r, "%s: vanished while reading", display);
+		}
+		free(logical);
+		free(display);
+	}
+	ab_strv_free(&names);
+	return r;
+}
+
+/*
+ * Read ROOT/etc/agentbox/agentbox.conf and policy.d/ *.conf into PS.  A missing
+ * agentbox.conf is an error only with REQUIRE_MAIN (agentbox check); a missing policy.d
+ * is never one.  Errors are recorded in PS; this returns only -ENOMEM.
+ */
+static int
+read_set(struct ab_pset *ps, struct ab_digest_ctx *dg, const char *root, int require_main)
+{
+	const char *base = root && strcmp(root, "/") != 0 ? root : "";
+	char disp_etc[PATH_MAX], disp_ab[PATH_MAX], disp_conf[PATH_MAX], disp_d[PATH_MAX];
+	int rfd = -1, efd = -1, afd = -1, dfd = -1, r;
+
+	if (snprintf(disp_d, sizeof(disp_d), "%s/%s/%s/%s", base, POLICY_ETC, POLICY_SUBDIR,
+	    POLICY_DROPINS) >= (int)sizeof(disp_d)) {
+		ab_pset_fail(ps, -ENAMETOOLONG, "%s: policy root too long", root);
+		return 0;
+	}
+	snprintf(disp_etc, sizeof(disp_etc), "%s/%s", base, POLICY_ETC);
+	snprintf(disp_ab, sizeof(disp_ab), "%s/%s/%s", base, POLICY_ETC, POLICY_SUBDIR);
+	snprintf(disp_conf, sizeof(disp_conf), "%s/%s/%s/%s", base, POLICY_ETC,
+	    POLICY_SUBDIR, POLICY_CONF);
+	r = open_dir(ps, AT_FDCWD, root ? root : "/", root ? root : "/", &rfd);
+	if (r == 0)
+		r = open_dir(ps, rfd, POLICY_ETC, disp_etc, &efd);
+	if (r == 0)
+		r = open_dir(ps, efd, POLICY_SUBDIR, disp_ab, &afd);
+	if (r == 0) {
+		r = take_file(ps, dg, afd, POLICY_CONF, "/" POLICY_ETC "/" POLICY_SUBDIR "/"
+		    POLICY_CONF, disp_conf);
+		if (r == -ENOENT && require_main)
+			ab_pset_fail(ps, r, "%s: %s", disp_conf, strerror(ENOENT));
+		if (open_dir(ps, afd, POLICY_DROPINS, disp_d, &dfd) == 0)
+			take_dropins(ps, dg, dfd, disp_d);
+	} else if (r == -ENOENT && require_main) {
+		ab_pset_fail(ps, r, "%s: %s", disp_conf, strerror(ENOENT));
+	}
+	if (dfd >= 0)
+		close(dfd);
+	if (afd >= 0)
+		close(afd);
+	if (efd >= 0)
+		close(efd);
+	if (rfd >= 0)
+		close(rfd);
+	return 0;
+}
+
+/* One FILE given to agentbox check: the file itself must pass the same checks. */
+static void
+read_one(struct ab_pset *ps, struct ab_digest_ctx *dg, const char *file)
+{
+	int r = take_file(ps, dg, AT_FDCWD, file, file, file);
+
+	if (r == -ENOENT)
+		ab_pset_fail(ps, r, "%s: %s", file, strerror(ENOENT));
+}
+
+/* Read, hash, parse and compile; the shared body of load and check. */
+static int
+run(const char *root, const char *file, const char *user, struct ab_policy **out,
+    struct ab_strv *users, struct ab_diag *diag)
+{
+	struct ab_digest_ctx *dg = NULL;
+	struct ab_pset *ps = NULL;
+	unsigned char digest[AB_DIGEST_LEN];
+	int r;
+
+	if ((r = ab_pset_new(diag, &ps)) != 0 || (r = ab_digest_begin(&dg)) != 0)
+		goto out;
+	if (file != NULL)
+		read_one(ps, dg, file);
+	else
+		read_set(ps, dg, root, out == NULL);
+	r = ab_digest_end(dg, digest);
+	dg = NULL;
+	if (r != 0)
+		goto out;
+	r = ab_pset_compile(ps, digest, user, out, users);
+out:
+	ab_digest_abort(dg);
+	ab_pset_free(ps);
+	return r;
+}
+
+int
+ab_policy_load(const char *root, const char *user, struct ab_policy **out,
+    struct ab_diag *diag)
+{
+	int r;
+
+	*out = NULL;
+	if (user == NULL)
+		return -EINVAL;
+	if ((r = run(root, NULL, user, out, NULL, diag)) != 0)
+		return r;
+	/* Valid policy, no [user:NAME] for USER: not enrolled. */
+	return *out != NULL ? 0 : -ENOENT;
+}
+
+int
+ab_policy_check(const char *root, const char *file, struct ab_strv *users,
+    struct ab_diag *diag)
+{
+	return run(root, file, NULL, NULL, users, diag);
+}

@@ -1,0 +1,875 @@
+/*
+ * The policy language: INI read with inih, validated line by line, merged per user.
+ *
+ * inih does the INI grammar (sections, KEY = VALUE, comments); we feed it one line at a
+ * time through ini_parse_stream() with our own reader, which also gives us line numbers
+ * (Debian's libinih is built without INI_HANDLER_LINENO).  The reader looks at every raw
+ * line first, because inih as built on Debian 12 (55-1, INI_MAX_LINE 200, on the stack)
+ * has behaviours that would silently change meaning:
+ *   - a line longer than its buffer is cut, and the rest read as a new line, so
+ *     "read = /usr/lib/<long>" would become a shorter, different path;
+ *   - a section name is cut at 49 bytes, so a long [user:...] could become another user;
+ *   - any indented line after a key is a continuation of that key's value, so
+ *     "  network = host" under "mask = .env" would become mask patterns;
+ *   - text after "]" on a section line is ignored.
+ * The reader refuses each of these (and NUL bytes, invalid UTF-8, control characters)
+ * as "FILE:LINE: reason" and hands inih an empty line instead, so nothing cut or
+ * misread ever reaches the handler, and parsing goes on to report every error.
+ *
+ * Values: list keys take whitespace-separated items; "\ " keeps a space inside an item
+ * (patterns keep the backslash, which the matcher reads as an escape; paths drop it).
+ * inih ends a value at " ;" (an inline comment).
+ */
+#define _GNU_SOURCE	/* qsort_r, vasprintf, asprintf, strchrnul */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ini.h>
+
+#include "internal.h"
+
+enum key {
+	KEY_PROJECT, KEY_READ, KEY_WRITE, KEY_MASK, KEY_PROTECT, KEY_ENV_KEEP,	/* lists */
+	KEY_NETWORK, KEY_SHELL, KEY_LANDLOCK_MIN_ABI, KEY_AUDIT,		/* scalars */
+	KEY_N,
+	KEY_SECTION = KEY_N,	/* a [user:NAME] or [defaults] header, for line numbers */
+};
+#define KEY_FIRST_SCALAR KEY_NETWORK
+
+static const char *const key_names[KEY_N] = {
+	"project", "read", "write", "mask", "protect", "env_keep",
+	"network", "shell", "landlock_min_abi", "audit",
+};
+
+/* One validated item: a list element or a scalar value, normalised. */
+struct entry {
+	const char	*sect;	/* user name (owned by its KEY_SECTION entry), NULL = defaults */
+	char		*val;	/* normalised value; for KEY_SECTION the user name or NULL */
+	uint32_t	 file, line;
+	uint32_t	 key;
+};
+
+struct ab_pset {
+	struct ab_diag	*diag;
+	size_t		 nerr;		/* problems found, whether or not diag kept them */
+	int		 err;		/* first error that is not a policy error */
+	char		**files;	/* display names, by file index */
+	size_t		 nfiles;
+	struct entry	*e;
+	size_t		 n, cap;
+};
+
+/* Where the reader is, shared with the handler through inih's user pointer. */
+enum sect_state { SECT_NONE, SECT_BAD, SECT_OK };
+
+struct reader {
+	struct ab_pset	*ps;
+	const char	*buf;
+	size_t		 len, pos;
+	uint32_t	 file, line;
+	enum sect_state	 state;
+	const char	*sect;		/* current user name; NULL = defaults */
+	int		 want_handler;	/* the line given to inih was KEY = VALUE */
+	int		 handled;	/* and inih called the handler for it */
+};
+
+int
+ab_pset_new(struct ab_diag *diag, struct ab_pset **out)
+{
+	struct ab_pset *ps;
+
+	if ((ps = calloc(1, sizeof(*ps))) == NULL)
+		return -ENOMEM;
+	ps->diag = diag;
+	*out = ps;
+	return 0;
+}
+
+void
+ab_pset_free(struct ab_pset *ps)
+{
+	size_t i;
+
+	if (ps == NULL)
+		return;
+	for (i = 0; i < ps->n; i++)
+		free(ps->e[i].val);
+	free(ps->e);
+	for (i = 0; i < ps->nfiles; i++)
+		free(ps->files[i]);
+	free(ps->files);
+	free(ps);
+}
+
+static void
+vfail(struct ab_pset *ps, int r, const char *fmt, va_list ap)
+{
+	char *msg;
+
+	ps->nerr++;
+	if (r != -EINVAL && ps->err == 0)
+		ps->err = r;
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		if (ps->err == 0)
+			ps->err = -ENOMEM;
+		return;
+	}
+	if (ab_diag_add(ps->diag, "%s", msg) != 0 && ps->err == 0)
+		ps->err = -ENOMEM;
+	free(msg);
+}
+
+void
+ab_pset_fail(struct ab_pset *ps, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(ps, r, fmt, ap);
+	va_end(ap);
+}
+
+/* A policy error at the reader's current line. */
+static void __attribute__((format(printf, 2, 3)))
+bad(struct reader *rd, const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+		return;
+	}
+	ab_pset_fail(rd->ps, -EINVAL, "%s:%u: %s", rd->ps->files[rd->file], rd->line, msg);
+	free(msg);
+}
+
+static int
+add_entry(struct reader *rd, uint32_t key, const char *sect, char *val)
+{
+	struct ab_pset *ps = rd->ps;
+	struct entry *e;
+
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 64;
+
+		if ((e = reallocarray(ps->e, cap, sizeof(*e))) == NULL) {
+			free(val);
+			return -ENOMEM;
+		}
+		ps->e = e;
+		ps->cap = cap;
+	}
+	ps->e[ps->n++] = (struct entry){ sect, val, rd->file, rd->line, key };
+	return 0;
+}
+
+/* ---- raw line checks ---- */
+
+/* Length of the UTF-8 sequence at S (at most N bytes), or 0 if invalid (RFC 3629). */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* 0 if the line is clean text; otherwise complain and return -1. */
+static int
+check_bytes(struct reader *rd, const unsigned char *s, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		if (s[i] == '\0') {
+			bad(rd, "NUL byte at column %zu", i + 1);
+			return -1;
+		}
+		/* Tabs are blanks; a CR may end a CRLF line; other controls could rewrite a
+		 * terminal when the policy is printed. */
+		if ((s[i] < 0x20 && s[i] != '\t' && !(s[i] == '\r' && i + 1 == n)) ||
+		    s[i] == 0x7f) {
+			bad(rd, "control character 0x%02x at column %zu", s[i], i + 1);
+			return -1;
+		}
+		if ((k = utf8_len(s + i, n - i)) == 0) {
+			bad(rd, "invalid UTF-8 at column %zu", i + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+is_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* A [section] line: S is the line without leading blanks, N its length. */
+static void
+section_line(struct reader *rd, const char *s, size_t n)
+{
+	const char *close = memchr(s, ']', n);
+	size_t i, nlen;
+	char *name;
+
+	rd->state = SECT_BAD;
+	rd->sect = NULL;
+	if (close == NULL) {
+		bad(rd, "section header without ']'");
+		return;
+	}
+	for (i = (size_t)(close - s) + 1; i < n; i++)
+		if (!is_blank(s[i])) {
+			bad(rd, "text after ']' in a section header");
+			return;
+		}
+	nlen = (size_t)(close - s) - 1;
+	if (nlen == 8 && memcmp(s + 1, "defaults", 8) == 0) {
+		rd->state = SECT_OK;
+		if (add_entry(rd, KEY_SECTION, NULL, NULL) != 0)
+			ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+		return;
+	}
+	if (nlen < 5 || memcmp(s + 1, "user:", 5) != 0) {
+		bad(rd, "unknown section [%.*s] (want [defaults] or [user:NAME])",
+		    (int)nlen, s + 1);
+		return;
+	}
+	if ((name = strndup(s + 6, nlen - 5)) == NULL) {
+		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+		return;
+	}
+	if (!ab_user_name_valid(name)) {
+		bad(rd, "invalid user name '%s' in [user:NAME]", name);
+		free(name);
+		return;
+	}
+	if (add_entry(rd, KEY_SECTION, name, name) != 0) {
+		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+		return;
+	}
+	rd->sect = name;	/* owned by the KEY_SECTION entry */
+	rd->state = SECT_OK;
+}
+
+/*
+ * inih's reader: hand over one line, after checking it.  A line that must not reach
+ * inih as it is (see the top of this file) is reported and replaced by "\n".
+ */
+static char *
+read_line(char *str, int num, void *stream)
+{
+	struct reader *rd = stream;
+	const char *s, *eol, *t;
+	size_t n, lead;
+
+	if (rd->want_handler && !rd->handled)
+		bad(rd, "not a KEY = VALUE line");	/* inih refused what we took for one */
+	rd->want_handler = rd->handled = 0;
+	if (rd->pos >= rd->len || num < 3)
+		return NULL;
+	s = rd->buf + rd->pos;
+	eol = memchr(s, '\n', rd->len - rd->pos);
+	n = eol ? (size_t)(eol - s) : rd->len - rd->pos;
+	rd->pos += n + (eol != NULL);
+	rd->line++;
+	strcpy(str, "\n");
+	if (rd->line == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+		s += 3;		/* a UTF-8 byte order mark, as inih allows */
+		n -= 3;
+	}
+	if (check_bytes(rd, (const unsigned char *)s, n) != 0)
+		return str;
+	/* The line, its "\n" and inih's NUL must fit, or inih cuts the line. */
+	if (n + 2 > (size_t)num) {
+		bad(rd, "line too long (%zu bytes; at most %d)", n, num - 2);
+		return str;
+	}
+	for (lead = 0; lead < n && is_blank(s[lead]); lead++)
+		;
+	t = s + lead;
+	if (lead == n || *t == '#' || *t == ';')
+		return str;		/* blank or comment */
+	if (lead > 0) {
+		bad(rd, "indented line (inih would read it as part of the previous value); "
+		    "remove the indentation");
+		return str;
+	}
+	if (*t == '[') {
+		section_line(rd, t, n);
+		strcpy(str, "[s]\n");	/* the handler uses rd->sect, not inih's copy */
+		return str;
+	}
+	if (memchr(t, '=', n) == NULL && memchr(t, ':', n) == NULL) {
+		bad(rd, "expected KEY = VALUE");
+		return str;
+	}
+	memcpy(str, s, n);
+	str[n] = '\n';
+	str[n + 1] = '\0';
+	rd->want_handler = 1;
+	return str;
+}
+
+/* ---- values ---- */
+
+/* Split V at unescaped blanks.  Calls ITEM(rd, key, item, len) for each. */
+static void
+split_items(struct reader *rd, uint32_t key, const char *v,
+    void (*item)(struct reader *, uint32_t, const char *, size_t))
+{
+	size_t i = 0, start;
+
+	for (;;) {
+		while (v[i] != '\0' && is_blank(v[i]))
+			i++;
+		if (v[i] == '\0')
+			return;
+		start = i;
+		while (v[i] != '\0' && !is_blank(v[i])) {
+			if (v[i] == '\\' && v[i + 1] != '\0')
+				i++;
+			i++;
+		}
+		item(rd, key, v + start, i - start);
+	}
+}
+
+/* Drop '\' escapes. */
+static char *
+unescape(const char *s, size_t n)
+{
+	char *out, *d;
+	size_t i;
+
+	if ((out = d = malloc(n + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 1 < n)
+			i++;
+		*d++ = s[i];
+	}
+	*d = '\0';
+	return out;
+}
+
+/*
+ * An absolute path, normalised: "//" and a trailing "/" removed.  "." and ".." are
+ * refused rather than resolved: "/home/x/../../etc" must not look like a home path.
+ */
+static char *
+norm_path(struct reader *rd, const char *key, const char *s, size_t n)
+{
+	char *p, *out, *d, *c;
+	size_t len;
+
+	if ((p = unescape(s, n)) == NULL)
+		return NULL;
+	if (p[0] != '/') {
+		bad(rd, "%s: '%s' is not an absolute path", key, p);
+		goto fail;
+	}
+	if ((len = strlen(p)) >= PATH_MAX) {
+		bad(rd, "%s: path longer than %d bytes", key, PATH_MAX - 1);
+		goto fail;
+	}
+	if ((out = d = malloc(len + 1)) == NULL)
+		goto fail;
+	for (c = p; *c; ) {
+		char *end;
+		size_t clen;
+
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		end = strchrnul(c, '/');
+		clen = (size_t)(end - c);
+		if ((clen == 1 && c[0] == '.') || (clen == 2 && c[0] == '.' && c[1] == '.')) {
+			bad(rd, "%s: '%s' has a '.' or '..' component", key, p);
+			free(out);
+			goto fail;
+		}
+		*d++ = '/';
+		memcpy(d, c, clen);
+		d += clen;
+		c = end;
+	}
+	if (d == out)
+		*d++ = '/';
+	*d = '\0';
+	free(p);
+	return out;
+fail:
+	free(p);
+	return NULL;
+}
+
+/*
+ * A project must exist and be a directory, and is stored as its canonical path.  A
+ * path that resolves elsewhere through a symlink is refused, not followed: whoever can
+ * replace that symlink (the agent, in its own home) could move the project at the next
+ * login.
+ */
+static int
+check_project(struct reader *rd, const char *path)
+{
+	char *real;
+	struct stat st;
+	int r = -1;
+
+	if ((real = realpath(path, NULL)) == NULL) {
+		bad(rd, "project: '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (stat(real, &st) != 0)
+		bad(rd, "project: '%s': %s", path, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		bad(rd, "project: '%s' is not a directory", path);
+	else if (strcmp(real, path) != 0)
+		bad(rd, "project: '%s' resolves to '%s' through a symlink; write the real path",
+		    path, real);
+	else
+		r = 0;
+	free(real);
+	return r;
+}
+
+static void
+store(struct reader *rd, uint32_t key, char *val)
+{
+	if (val == NULL)
+		return;
+	if (rd->state != SECT_OK) {	/* outside a valid section: checked, not kept */
+		free(val);
+		return;
+	}
+	if (add_entry(rd, key, rd->sect, val) != 0)
+		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+}
+
+static void
+list_item(struct reader *rd, uint32_t key, const char *s, size_t n)
+{
+	const char *name = key_names[key], *why;
+	char *v = NULL;
+
+	switch (key) {
+	case KEY_PROJECT:
+		if ((v = norm_path(rd, name, s, n)) != NULL && check_project(rd, v) != 0) {
+			free(v);
+			v = NULL;
+		}
+		break;
+	case KEY_READ:
+	case KEY_WRITE:
+		v = norm_path(rd, name, s, n);
+		break;
+	case KEY_MASK:
+	case KEY_PROTECT:
+		if ((v = strndup(s, n)) != NULL && ab_pattern_valid(v, &why) != 0) {
+			bad(rd, "%s: invalid pattern '%s': %s", name, v, why);
+			free(v);
+			v = NULL;
+		}
+		break;
+	case KEY_ENV_KEEP:
+		if ((v = strndup(s, n)) != NULL && !ab_env_name_valid(v)) {
+			bad(rd, "env_keep: '%s' is not a valid variable name", v);
+			free(v);
+			v = NULL;
+		}
+		break;
+	}
+	store(rd, key, v);
+}
+
+/* "tcp:PORT[,PORT...]", ports 1-65535 in decimal. */
+static int
+valid_tcp(struct reader *rd, const char *v)
+{
+	const char *p = v + 4;
+
+	if (*p == '\0') {
+		bad(rd, "network: 'tcp:' needs at least one port");
+		return 0;
+	}
+	for (;;) {
+		unsigned long port = 0;
+		const char *start = p;
+
+		while (*p >= '0' && *p <= '9' && p - start < 6)
+			port = port * 10 + (unsigned long)(*p++ - '0');
+		if (p == start || (*p != ',' && *p != '\0') || port < 1 || port > 65535 ||
+		    (*start == '0')) {
+			bad(rd, "network: bad port in '%s' (want tcp:PORT[,PORT...], 1-65535)", v);
+			return 0;
+		}
+		if (*p == '\0')
+			return 1;
+		p++;
+	}
+}
+
+static void
+scalar(struct reader *rd, uint32_t key, const char *v)
+{
+	const char *name = key_names[key];
+	char *val = NULL;
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		if (is_blank(v[i])) {
+			bad(rd, "%s takes one value, not '%s'", name, v);
+			return;
+		}
+	switch (key) {
+	case KEY_NETWORK:
+		if (strcmp(v, "none") == 0 || strcmp(v, "loopback") == 0 ||
+		    strcmp(v, "host") == 0 || (strncmp(v, "tcp:", 4) == 0 && valid_tcp(rd, v)))
+			val = strdup(v);
+		else if (strncmp(v, "tcp:", 4) != 0)
+			bad(rd, "network: '%s' is not none, loopback, host or tcp:PORT[,PORT...]", v);
+		break;
+	case KEY_SHELL:
+		val = norm_path(rd, name, v, strlen(v));
+		break;
+	case KEY_LANDLOCK_MIN_ABI:
+		if (v[0] >= '1' && v[0] <= '7' && v[1] == '\0')
+			val = strdup(v);
+		else
+			bad(rd, "landlock_min_abi: '%s' is not an ABI version from 1 to 7", v);
+		break;
+	case KEY_AUDIT:
+		if (strcmp(v, "required") == 0 || strcmp(v, "best-effort") == 0)
+			val = strdup(v);
+		else
+			bad(rd, "audit: '%s' is not required or best-effort", v);
+		break;
+	}
+	store(rd, key, val);
+}
+
+static int
+handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct reader *rd = user;
+	uint32_t key;
+
+	(void)section;		/* we track sections ourselves: inih cuts long names */
+	rd->handled = 1;
+	for (key = 0; key < KEY_N; key++)
+		if (strcmp(name, key_names[key]) == 0)
+			break;
+	if (key == KEY_N) {
+		bad(rd, "unknown key '%s' (keys: project read write mask protect network "
+		    "shell env_keep landlock_min_abi audit)", name);
+		return 1;
+	}
+	if (rd->state == SECT_NONE) {
+		bad(rd, "'%s' before any [defaults] or [user:NAME] section", name);
+		return 1;
+	}
+	if (value[0] == '\0') {
+		bad(rd, "%s: empty value", name);
+		return 1;
+	}
+	if (key < KEY_FIRST_SCALAR)
+		split_items(rd, key, value, list_item);
+	else
+		scalar(rd, key, value);
+	return 1;	/* never let inih stop: we want every error */
+}
+
+int
+ab_pset_parse(struct ab_pset *ps, const char *display, const char *buf, size_t len)
+{
+	struct reader rd = { .ps = ps, .buf = buf, .len = len };
+	char **files;
+	int r;
+
+	if (ps->nfiles >= UINT32_MAX)
+		return -E2BIG;
+	if ((files = reallocarray(ps->files, ps->nfiles + 1, sizeof(*files))) == NULL)
+		return -ENOMEM;
+	ps->files = files;
+	if ((files[ps->nfiles] = strdup(display)) == NULL)
+		return -ENOMEM;
+	rd.file = (uint32_t)ps->nfiles++;
+	r = ini_parse_stream(read_line, &rd, handler, &rd);
+	/* The reader checks the previous line on its next call: check the last one. */
+	if (rd.want_handler && !rd.handled)
+		bad(&rd, "not a KEY = VALUE line");
+	if (r > 0 && ps->nerr == 0) {
+		rd.line = (uint32_t)r;		/* never seen: belt and braces */
+		bad(&rd, "syntax error");
+	}
+	if (r < 0)
+		return -ENOMEM;
+	return ps->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* ---- compiling: merge [defaults] and [user:NAME] ---- */
+
+static int
+sect_cmp(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a != NULL) - (b != NULL);	/* defaults (NULL) first */
+	return strcmp(a, b);
+}
+
+static int
+entry_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ab_pset *ps = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	int c = sect_cmp(ps->e[ia].sect, ps->e[ib].sect);
+
+	if (c != 0)
+		return c;
+	return ia < ib ? -1 : ia > ib;	/* stable: file order, then line order */
+}
+
+/*
+ * Within one file the last value of a scalar wins; across files the values of one
+ * section name must agree, or which file wins would depend on file names.
+ */
+static void
+check_conflicts(struct ab_pset *ps, const size_t *idx, size_t n)
+{
+	uint32_t key;
+	size_t i, j;
+
+	for (key = KEY_FIRST_SCALAR; key < KEY_N; key++) {
+		const struct entry *first = NULL;
+
+		for (i = 0; i < n; i++) {
+			const struct entry *e = &ps->e[idx[i]], *later = NULL;
+
+			if (e->key != key)
+				continue;
+			for (j = i + 1; j < n && later == NULL; j++)
+				if (ps->e[idx[j]].key == key)
+					later = &ps->e[idx[j]];
+			if (later != NULL && later->file == e->file)
+				continue;	/* not this file's final value */
+			if (first == NULL) {
+				first = e;
+			} else if (strcmp(first->val, e->val) != 0) {
+				ab_pset_fail(ps, -EINVAL, "%s:%u: %s = %s for %s%s%s conflicts with "
+				    "%s = %s at %s:%u (one value across files, please)",
+				    ps->files[e->file], e->line, key_names[key], e->val,
+				    e->sect ? "[user:" : "[defaults", e->sect ? e->sect : "", "]",
+				    key_names[key], first->val, ps->files[first->file], first->line);
+				break;
+			}
+		}
+	}
+}
+
+static int
+has_key(const struct ab_pset *ps, const size_t *idx, size_t n, uint32_t key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ps->e[idx[i]].key == key)
+			return 1;
+	return 0;
+}
+
+static int
+port_cmp(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/* VALUE was validated by scalar(): "none", "loopback", "host" or "tcp:P,P,...". */
+static int
+set_network(struct ab_policy *p, const char *v)
+{
+	const char *c;
+	size_t n = 1, i, j;
+
+	free(p->ports);
+	p->ports = NULL;
+	p->nports = 0;
+	if (strcmp(v, "none") == 0) {
+		p->network = AB_NET_NONE;
+		return 0;
+	}
+	if (strcmp(v, "loopback") == 0) {
+		p->network = AB_NET_LOOPBACK;
+		return 0;
+	}
+	if (strcmp(v, "host") == 0) {
+		p->network = AB_NET_HOST;
+		return 0;
+	}
+	p->network = AB_NET_TCP;
+	for (c = v; *c; c++)
+		n += *c == ',';
+	if ((p->ports = calloc(n, sizeof(*p->ports))) == NULL)
+		return -ENOMEM;
+	for (c = v + 4, i = 0; i < n; i++) {
+		p->ports[i] = (uint16_t)strtoul(c, (char **)&c, 10);
+		c += *c == ',';
+	}
+	qsort(p->ports, n, sizeof(*p->ports), port_cmp);
+	for (i = j = 0; i < n; i++)
+		if (j == 0 || p->ports[j - 1] != p->ports[i])
+			p->ports[j++] = p->ports[i];
+	p->nports = j;
+	return 0;
+}
+
+static int
+apply(struct ab_policy *p, const struct entry *e)
+{
+	struct ab_strv *lists[] = {
+		[KEY_PROJECT] = &p->project, [KEY_READ] = &p->read, [KEY_WRITE] = &p->write,
+		[KEY_MASK] = &p->mask, [KEY_PROTECT] = &p->protect, [KEY_ENV_KEEP] = &p->env_keep,
+	};
+	char *s;
+
+	switch (e->key) {
+	case KEY_SECTION:
+		return 0;
+	case KEY_NETWORK:
+		return set_network(p, e->val);
+	case KEY_SHELL:
+		if ((s = strdup(e->val)) == NULL)
+			return -ENOMEM;
+		free(p->shell);
+		p->shell = s;
+		return 0;
+	case KEY_LANDLOCK_MIN_ABI:
+		p->landlock_min_abi = e->val[0] - '0';
+		return 0;
+	case KEY_AUDIT:
+		p->audit = strcmp(e->val, "required") == 0 ? AB_AUDIT_REQUIRED :
+		    AB_AUDIT_BEST_EFFORT;
+		return 0;
+	default:
+		return ab_strv_push(lists[e->key], e->val);
+	}
+}
+
+/* Defaults first, then the user's lines in order; lists deduplicated. */
+static int
+build(const struct ab_pset *ps, const size_t *dflt, size_t nd, const size_t *usr,
+    size_t nu, const char *user, const unsigned char digest[AB_DIGEST_LEN],
+    struct ab_policy **out)
+{
+	struct ab_policy *p;
+	size_t i;
+	int r = -ENOMEM;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -ENOMEM;
+	p->network = AB_NET_NONE;
+	p->landlock_min_abi = 1;
+	p->audit = AB_AUDIT_REQUIRED;
+	if ((p->user = strdup(user)) == NULL || (p->shell = strdup("/bin/bash")) == NULL)
+		goto fail;
+	for (i = 0; i < nd; i++)
+		if ((r = apply(p, &ps->e[dflt[i]])) != 0)
+			goto fail;
+	for (i = 0; i < nu; i++)
+		if ((r = apply(p, &ps->e[usr[i]])) != 0)
+			goto fail;
+	if ((r = ab_strv_uniq(&p->project)) != 0 || (r = ab_strv_uniq(&p->read)) != 0 ||
+	    (r = ab_strv_uniq(&p->write)) != 0 || (r = ab_strv_uniq(&p->mask)) != 0 ||
+	    (r = ab_strv_uniq(&p->protect)) != 0 || (r = ab_strv_uniq(&p->env_keep)) != 0)
+		goto fail;
+	memcpy(p->digest, digest, AB_DIGEST_LEN);
+	*out = p;
+	return 0;
+fail:
+	ab_policy_free(p);
+	return r;
+}
+
+int
+ab_pset_compile(struct ab_pset *ps, const unsigned char digest[AB_DIGEST_LEN],
+    const char *user, struct ab_policy **out, struct ab_strv *users)
+{
+	size_t *idx, i, a, b, nd;
+	int r = 0;
+
+	if (out != NULL)
+		*out = NULL;
+	if ((idx = calloc(ps->n ? ps->n : 1, sizeof(*idx))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ps->n; i++)
+		idx[i] = i;
+	qsort_r(idx, ps->n, sizeof(*idx), entry_cmp, ps);
+	for (nd = 0; nd < ps->n && ps->e[idx[nd]].sect == NULL; nd++)
+		;
+	check_conflicts(ps, idx, nd);
+	for (a = nd; a < ps->n; a = b) {
+		const char *name = ps->e[idx[a]].sect;
+		const struct entry *hdr = &ps->e[idx[a]];	/* first [user:NAME] line */
+
+		for (b = a + 1; b < ps->n && strcmp(ps->e[idx[b]].sect, name) == 0; b++)
+			;
+		check_conflicts(ps, idx + a, b - a);
+		if (!has_key(ps, idx, nd, KEY_PROJECT) && !has_key(ps, idx + a, b - a, KEY_PROJECT))
+			ab_pset_fail(ps, -EINVAL, "%s:%u: [user:%s] has no project (set project = DIR)",
+			    ps->files[hdr->file], hdr->line, name);
+		if (users != NULL && (r = ab_strv_push(users, name)) != 0)
+			break;
+		if (user != NULL && out != NULL && strcmp(user, name) == 0 &&
+		    (r = build(ps, idx, nd, idx + a, b - a, name, digest, out)) != 0)
+			break;
+	}
+	free(idx);
+	if (r == 0 && ps->err != 0)
+		r = ps->err;
+	if (r == 0 && ps->nerr != 0)
+		r = -EINVAL;
+	if (r != 0 && out != NULL) {
+		ab_policy_free(*out);
+		*out = NULL;
+	}
+	return r;
+}

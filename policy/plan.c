@@ -1,0 +1,501 @@
+/*
+ * The session plan: what pam_agentbox.so hands to agentbox-shell, as text.
+ *
+ *   agentbox-plan 1
+ *   KEY VALUE          one per line, in the fixed order of write_plan() below
+ *   end
+ *
+ * Every line is "KEY" + one space + VALUE + "\n"; list keys repeat (zero or more lines),
+ * scalar keys appear exactly once.  VALUE is printable ASCII: '\' is written "\\", and
+ * every byte <= 0x20 or >= 0x7f (space, newline, tab, non-ASCII, non-UTF-8) as "\xHH"
+ * with lowercase hex, so a path with a newline cannot forge a line.  The parser takes
+ * only that canonical form: any other escape, a raw byte that should have been escaped,
+ * "\x00", an unknown, missing, repeated or misplaced key, a number with a sign or a
+ * leading zero, anything after "end", is -EINVAL.  It parses by hand (no inih, no
+ * libcrypto) so agentbox-shell links it statically.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define PLAN_MAGIC	"agentbox-plan 1"
+
+/* ---- writing ---- */
+
+struct obuf {
+	char	*b;
+	size_t	 n, cap;
+	int	 err;
+};
+
+static void
+ob_put(struct obuf *o, const char *s, size_t n)
+{
+	char *nb;
+	size_t cap;
+
+	if (o->err)
+		return;
+	if (o->n + n + 1 > o->cap) {
+		cap = o->cap ? o->cap : 1024;
+		while (cap < o->n + n + 1) {
+			if (cap > SIZE_MAX / 2) {
+				o->err = -ENOMEM;
+				return;
+			}
+			cap *= 2;
+		}
+		if ((nb = realloc(o->b, cap)) == NULL) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->b = nb;
+		o->cap = cap;
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+	o->b[o->n] = '\0';
+}
+
+static void
+ob_str(struct obuf *o, const char *key, const char *val)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *v = (const unsigned char *)val;
+	char esc[4] = { '\\', 'x', 0, 0 };
+
+	if (val == NULL) {
+		o->err = -EINVAL;
+		return;
+	}
+	ob_put(o, key, strlen(key));
+	ob_put(o, " ", 1);
+	for (; *v; v++) {
+		if (*v == '\\') {
+			ob_put(o, "\\\\", 2);
+		} else if (*v <= 0x20 || *v >= 0x7f) {
+			esc[2] = hex[*v >> 4];
+			esc[3] = hex[*v & 15];
+			ob_put(o, esc, 4);
+		} else {
+			ob_put(o, (const char *)v, 1);
+		}
+	}
+	ob_put(o, "\n", 1);
+}
+
+static void
+ob_num(struct obuf *o, const char *key, uint64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	ob_str(o, key, num);
+}
+
+static void
+ob_list(struct obuf *o, const char *key, const struct ab_strv *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		ob_str(o, key, sv->v[i]);
+}
+
+int
+ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len)
+{
+	const struct ab_policy *p = plan->policy;
+	struct obuf o = { 0 };
+	char hex[2 * AB_DIGEST_LEN + 1];
+	size_t i;
+
+	if (p == NULL)
+		return -EINVAL;
+	ob_put(&o, PLAN_MAGIC "\n", strlen(PLAN_MAGIC) + 1);
+	ob_str(&o, "user", p->user);
+	ob_num(&o, "uid", plan->uid);
+	ob_num(&o, "gid", plan->gid);
+	ob_str(&o, "home", plan->home);
+	ob_str(&o, "service", plan->service);
+	ob_str(&o, "tty", plan->tty);
+	ob_str(&o, "rhost", plan->rhost);
+	ob_num(&o, "audit_session", plan->audit_session);
+	ob_num(&o, "ns_mnt", plan->ns_mnt);
+	ob_num(&o, "ns_pid", plan->ns_pid);
+	ob_num(&o, "ns_net", plan->ns_net);
+	ob_num(&o, "ns_ipc", plan->ns_ipc);
+	ob_num(&o, "ns_uts", plan->ns_uts);
+	ob_num(&o, "started", plan->started);
+	ob_num(&o, "masks", plan->masks);
+	ob_num(&o, "protects", plan->protects);
+	ab_digest_hex(p->digest, hex);
+	ob_str(&o, "digest", hex);
+	ob_str(&o, "network", ab_network_name(p->network));
+	for (i = 0; i < p->nports; i++)
+		ob_num(&o, "port", p->ports[i]);
+	ob_str(&o, "shell", p->shell);
+	ob_num(&o, "landlock_min_abi", (uint64_t)p->landlock_min_abi);
+	ob_str(&o, "audit", ab_audit_name(p->audit));
+	ob_list(&o, "project", &p->project);
+	ob_list(&o, "read", &p->read);
+	ob_list(&o, "write", &p->write);
+	ob_list(&o, "mask", &p->mask);
+	ob_list(&o, "protect", &p->protect);
+	ob_list(&o, "env_keep", &p->env_keep);
+	ob_put(&o, "end\n", 4);
+	if (o.err) {
+		free(o.b);
+		return o.err;
+	}
+	*buf = o.b;
+	*len = o.n;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+struct cur {
+	const char	*b;
+	size_t		 n, pos;
+};
+
+/* Does the next line start with "KEY "? */
+static int
+peek(const struct cur *c, const char *key)
+{
+	size_t k = strlen(key);
+
+	return c->n - c->pos > k && memcmp(c->b + c->pos, key, k) == 0 &&
+	    c->b[c->pos + k] == ' ';
+}
+
+static int
+hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;	/* uppercase is not canonical */
+}
+
+/* Consume the line "KEY VALUE\n"; *out is the unescaped VALUE, malloc'd. */
+static int
+take(struct cur *c, const char *key, char **out)
+{
+	const char *v, *eol;
+	char *s, *d;
+	size_t vn, i;
+
+	if (!peek(c, key))
+		return -EINVAL;
+	v = c->b + c->pos + strlen(key) + 1;
+	if ((eol = memchr(v, '\n', c->n - (size_t)(v - c->b))) == NULL)
+		return -EINVAL;
+	vn = (size_t)(eol - v);
+	if ((s = d = malloc(vn + 1)) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < vn; i++) {
+		unsigned char ch = (unsigned char)v[i];
+		int hi, lo;
+
+		if (ch != '\\') {
+			if (ch <= 0x20 || ch >= 0x7f)
+				goto bad;	/* should have been escaped */
+			*d++ = (char)ch;
+			continue;
+		}
+		if (i + 1 < vn && v[i + 1] == '\\') {
+			*d++ = '\\';
+			i++;
+			continue;
+		}
+		if (i + 3 >= vn || v[i + 1] != 'x' ||
+		    (hi = hexval((unsigned char)v[i + 2])) < 0 ||
+		    (lo = hexval((unsigned char)v[i + 3])) < 0)
+			goto bad;
+		ch = (unsigned char)(hi << 4 | lo);
+		if (ch == 0 || (ch > 0x20 && ch < 0x7f))
+			goto bad;	/* NUL cuts a C string; printable is never escaped */
+		*d++ = (char)ch;
+		i += 3;
+	}
+	*d = '\0';
+	c->pos = (size_t)(eol - c->b) + 1;
+	*out = s;
+	return 0;
+bad:
+	free(s);
+	return -EINVAL;
+}
+
+static int
+take_u64(struct cur *c, const char *key, uint64_t max, uint64_t *out)
+{
+	char *s, *p;
+	uint64_t v = 0;
+	int r;
+
+	if ((r = take(c, key, &s)) != 0)
+		return r;
+	r = -EINVAL;
+	if (s[0] == '\0' || (s[0] == '0' && s[1] != '\0'))
+		goto out;
+	for (p = s; *p; p++) {
+		uint64_t d = (uint64_t)(*p - '0');
+
+		if (*p < '0' || *p > '9' || d > max || v > (max - d) / 10)
+			goto out;
+		v = v * 10 + d;
+	}
+	*out = v;
+	r = 0;
+out:
+	free(s);
+	return r;
+}
+
+static int
+take_u32(struct cur *c, const char *key, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int r;
+
+	if ((r = take_u64(c, key, max, &v)) == 0)
+		*out = (uint32_t)v;
+	return r;
+}
+
+static int
+abs_path_ok(const char *s)
+{
+	return s[0] == '/';
+}
+
+/* Zero or more "KEY VALUE" lines; each VALUE must pass OK. */
+static int
+take_list(struct cur *c, const char *key, int (*ok)(const char *), struct ab_strv *sv)
+{
+	char *s;
+	int r;
+
+	while (peek(c, key)) {
+		if ((r = take(c, key, &s)) != 0)
+			return r;
+		if (!ok(s)) {
+			free(s);
+			return -EINVAL;
+		}
+		r = ab_strv_push(sv, s);
+		free(s);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+pattern_ok(const char *s)
+{
+	return ab_pattern_valid(s, NULL) == 0;
+}
+
+static int
+take_path(struct cur *c, const char *key, char **out)
+{
+	int r;
+
+	if ((r = take(c, key, out)) != 0)
+		return r;
+	if (!abs_path_ok(*out)) {
+		free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+take_enum(struct cur *c, const char *key, const char *(*name)(int), int nvals, int *out)
+{
+	char *s;
+	int r, i;
+
+	if ((r = take(c, key, &s)) != 0)
+		return r;
+	for (i = 0; i < nvals; i++)
+		if (strcmp(s, name(i)) == 0)
+			break;
+	free(s);
+	if (i == nvals)
+		return -EINVAL;
+	*out = i;
+	return 0;
+}
+
+static const char *net_name(int i) { return ab_network_name((enum ab_network)i); }
+static const char *audit_name(int i) { return ab_audit_name((enum ab_audit_mode)i); }
+
+static int
+take_digest(struct cur *c, unsigned char digest[AB_DIGEST_LEN])
+{
+	char *s;
+	int i, r;
+
+	if ((r = take(c, "digest", &s)) != 0)
+		return r;
+	r = -EINVAL;
+	if (strlen(s) != 2 * AB_DIGEST_LEN)
+		goto out;
+	for (i = 0; i < AB_DIGEST_LEN; i++) {
+		int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			goto out;
+		digest[i] = (unsigned char)(hi << 4 | lo);
+	}
+	r = 0;
+out:
+	free(s);
+	return r;
+}
+
+/* Ports: only for tcp, at least one, strictly increasing (so sorted and unique). */
+static int
+take_ports(struct cur *c, struct ab_policy *p)
+{
+	uint16_t *v;
+	uint64_t port;
+	int r;
+
+	while (peek(c, "port")) {
+		if ((r = take_u64(c, "port", 65535, &port)) != 0)
+			return r;
+		if (port == 0 || (p->nports > 0 && port <= p->ports[p->nports - 1]))
+			return -EINVAL;
+		if ((v = reallocarray(p->ports, p->nports + 1, sizeof(*v))) == NULL)
+			return -ENOMEM;
+		p->ports = v;
+		p->ports[p->nports++] = (uint16_t)port;
+	}
+	if ((p->network == AB_NET_TCP) != (p->nports > 0))
+		return -EINVAL;
+	return 0;
+}
+
+static int
+user_ok(const char *s) { return ab_user_name_valid(s); }
+static int
+env_ok(const char *s) { return ab_env_name_valid(s); }
+
+/* The body, in exactly the order ab_plan_serialize() writes it. */
+static int
+read_plan(struct cur *c, struct ab_plan *pl)
+{
+	struct ab_policy *p = pl->policy;
+	uint64_t u;
+	uint32_t u32;
+	int r, e;
+
+	if ((r = take(c, "user", &p->user)) != 0)
+		return r;
+	if (!user_ok(p->user))
+		return -EINVAL;
+	/* (uid_t)-1 and (gid_t)-1 mean "no change" to setresuid(2): never valid here. */
+	if ((r = take_u32(c, "uid", UINT32_MAX - 1, &u32)) != 0)
+		return r;
+	pl->uid = (uid_t)u32;
+	if ((r = take_u32(c, "gid", UINT32_MAX - 1, &u32)) != 0)
+		return r;
+	pl->gid = (gid_t)u32;
+	if ((r = take_path(c, "home", &pl->home)) != 0 ||
+	    (r = take(c, "service", &pl->service)) != 0 ||
+	    (r = take(c, "tty", &pl->tty)) != 0 ||
+	    (r = take(c, "rhost", &pl->rhost)) != 0 ||
+	    (r = take_u32(c, "audit_session", UINT32_MAX, &pl->audit_session)) != 0 ||
+	    (r = take_u64(c, "ns_mnt", UINT64_MAX, &pl->ns_mnt)) != 0 ||
+	    (r = take_u64(c, "ns_pid", UINT64_MAX, &pl->ns_pid)) != 0 ||
+	    (r = take_u64(c, "ns_net", UINT64_MAX, &pl->ns_net)) != 0 ||
+	    (r = take_u64(c, "ns_ipc", UINT64_MAX, &pl->ns_ipc)) != 0 ||
+	    (r = take_u64(c, "ns_uts", UINT64_MAX, &pl->ns_uts)) != 0 ||
+	    (r = take_u64(c, "started", UINT64_MAX, &pl->started)) != 0 ||
+	    (r = take_u32(c, "masks", UINT32_MAX, &pl->masks)) != 0 ||
+	    (r = take_u32(c, "protects", UINT32_MAX, &pl->protects)) != 0 ||
+	    (r = take_digest(c, p->digest)) != 0)
+		return r;
+	if ((r = take_enum(c, "network", net_name, AB_NET_TCP + 1, &e)) != 0)
+		return r;
+	p->network = (enum ab_network)e;
+	if ((r = take_ports(c, p)) != 0 ||
+	    (r = take_path(c, "shell", &p->shell)) != 0 ||
+	    (r = take_u64(c, "landlock_min_abi", 7, &u)) != 0)
+		return r;
+	if (u < 1)
+		return -EINVAL;
+	p->landlock_min_abi = (int)u;
+	if ((r = take_enum(c, "audit", audit_name, AB_AUDIT_BEST_EFFORT + 1, &e)) != 0)
+		return r;
+	p->audit = (enum ab_audit_mode)e;
+	if ((r = take_list(c, "project", abs_path_ok, &p->project)) != 0 ||
+	    (r = take_list(c, "read", abs_path_ok, &p->read)) != 0 ||
+	    (r = take_list(c, "write", abs_path_ok, &p->write)) != 0 ||
+	    (r = take_list(c, "mask", pattern_ok, &p->mask)) != 0 ||
+	    (r = take_list(c, "protect", pattern_ok, &p->protect)) != 0 ||
+	    (r = take_list(c, "env_keep", env_ok, &p->env_keep)) != 0)
+		return r;
+	if (p->project.n == 0)
+		return -EINVAL;	/* [0] is the login cwd: a plan without one is not a plan */
+	return 0;
+}
+
+int
+ab_plan_parse(const char *buf, size_t len, struct ab_plan **out)
+{
+	struct cur c = { buf, len, 0 };
+	struct ab_plan *pl;
+	int r;
+
+	*out = NULL;
+	/* A NUL anywhere would make the C strings below disagree with the bytes. */
+	if (buf == NULL || memchr(buf, '\0', len) != NULL)
+		return -EINVAL;
+	if (len < sizeof(PLAN_MAGIC) || memcmp(buf, PLAN_MAGIC "\n", sizeof(PLAN_MAGIC)) != 0)
+		return -EINVAL;
+	c.pos = sizeof(PLAN_MAGIC);
+	if ((pl = calloc(1, sizeof(*pl))) == NULL)
+		return -ENOMEM;
+	if ((pl->policy = calloc(1, sizeof(*pl->policy))) == NULL) {
+		free(pl);
+		return -ENOMEM;
+	}
+	if ((r = read_plan(&c, pl)) != 0)
+		goto fail;
+	/* "end" and nothing after it. */
+	if (c.n - c.pos != 4 || memcmp(c.b + c.pos, "end\n", 4) != 0) {
+		r = -EINVAL;
+		goto fail;
+	}
+	*out = pl;
+	return 0;
+fail:
+	ab_plan_free(pl);
+	return r;
+}
+
+void
+ab_plan_free(struct ab_plan *plan)
+{
+	if (plan == NULL)
+		return;
+	ab_policy_free(plan->policy);
+	free(plan->home);
+	free(plan->service);
+	free(plan->tty);
+	free(plan->rhost);
+	free(plan);
+}
