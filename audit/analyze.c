@@ -1,0 +1,975 @@
+/*
+ * Events -> denials, sessions, Landlock domain bookkeeping.
+ *
+ * One denial per Landlock access record (a syscall may be denied for two objects, e.g. a
+ * rename), one per seccomp record whose action denies, and one per failed syscall that
+ * hit agentbox's exit rules (key "agentbox") when neither of the others explains it: a
+ * Landlock-denied open also fails with EACCES and matches the exit rule, and that is one
+ * denial, not two.  Process details come from the event's SYSCALL record, else from the
+ * record itself (SECCOMP carries them), else from the Landlock domain's allocation record.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <libaudit.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "review.h"
+
+const char *const ab_kind_name[AB_KIND_N] = { "landlock", "seccomp", "dac" };
+
+#define MAX_SESSIONS	(1u << 20)
+#define MAX_DOMAINS	(1u << 20)
+
+struct ab_top {
+	struct ab_top_item *items;
+	size_t		 n, cap;
+	uint64_t	 other;
+};
+
+struct domain {
+	uint64_t	 id;		/* 0: free slot */
+	uint64_t	 records;
+	int		 allocated;
+};
+
+struct uidname {
+	uint64_t	 uid;
+	char		 name[64];
+	int		 used;
+};
+
+struct ab_review {
+	struct ab_filter	 f;
+	ab_denial_fn		 fn;
+	void			*arg;
+	struct ab_complete	*cp;
+	struct ab_review_stats	 st;
+	struct ab_session	**ses;		/* in order of first appearance */
+	size_t			 nses, capses;
+	uint32_t		*ses_idx;	/* open addressing: index + 1 into ses */
+	size_t			 ses_slots;
+	struct domain		*dom;
+	size_t			 dom_slots, ndom;
+	struct uidname		 names[256];	/* getpwuid cache (local log only) */
+	uid_t			 filter_uid;
+	int			 filter_uid_valid;
+	/* Decode buffers for the denial being built. */
+	char			 b_exe[4096 + 8], b_comm[64], b_path[8192], b_cwd[4096 + 8];
+	char			 b_access[256], b_addr[512], b_domain[32], b_user[64];
+};
+
+/* ---- small helpers -------------------------------------------------------------------- */
+
+static uint64_t
+mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t
+hash_str(struct ab_str s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < s.n; i++)
+		h = (h ^ (unsigned char)s.p[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Decode field KEY of R into BUF; returns its length, 0 when absent or unset. */
+static size_t
+getf(const struct ab_rec *r, const char *key, int inner, char *buf, size_t cap)
+{
+	struct ab_str raw;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (r == NULL || ab_rec_field(r, key, inner, &raw) != 0)
+		return 0;
+	if (ab_val_decode(key, raw, buf, cap, &n) < 0 && n == 0)
+		return 0;
+	return n;
+}
+
+static uint64_t
+getnum(const struct ab_rec *r, const char *key, int inner)
+{
+	uint64_t v;
+
+	if (r == NULL || ab_rec_num(r, key, inner, 10, &v) != 0)
+		return AB_UNSET32;
+	return v;
+}
+
+static void
+copy_cstr(char *dst, size_t cap, const char *src, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* ---- top-N counters ------------------------------------------------------------------- */
+
+static int
+top_add(struct ab_top **tp, const char *key, size_t n)
+{
+	struct ab_top *t = *tp;
+	size_t i;
+
+	if (t == NULL && (t = *tp = calloc(1, sizeof(*t))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++)
+		if (strlen(t->items[i].key) == n && memcmp(t->items[i].key, key, n) == 0) {
+			t->items[i].count++;
+			return 0;
+		}
+	if (t->n == AB_TOP_MAX) {
+		t->other++;
+		return 0;
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 16;
+		struct ab_top_item *it = realloc(t->items, nc * sizeof(*it));
+
+		if (it == NULL)
+			return -ENOMEM;
+		t->items = it;
+		t->cap = nc;
+	}
+	if ((t->items[t->n].key = strndup(key, n)) == NULL)
+		return -ENOMEM;
+	t->items[t->n++].count = 1;
+	return 0;
+}
+
+static int
+cmp_top(const void *a, const void *b)
+{
+	const struct ab_top_item *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->key, y->key);
+}
+
+size_t
+ab_top_list(const struct ab_top *t, struct ab_top_item *out, size_t max, uint64_t *other)
+{
+	size_t n;
+
+	*other = 0;
+	if (t == NULL)
+		return 0;
+	qsort(t->items, t->n, sizeof(*t->items), cmp_top);
+	n = t->n < max ? t->n : max;
+	memcpy(out, t->items, n * sizeof(*out));
+	*other = t->other;
+	for (size_t i = n; i < t->n; i++)
+		*other += t->items[i].count;
+	return n;
+}
+
+static void
+top_free(struct ab_top *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->items[i].key);
+	free(t->items);
+	free(t);
+}
+
+/* ---- sessions --------------------------------------------------------------------------- */
+
+static struct ab_session *
+session_get(struct ab_review *rv, struct ab_str node, uint64_t ses, int create)
+{
+	uint64_t nh = hash_str(node);
+	size_t mask, i;
+	struct ab_session *s;
+
+	if (ses == AB_UNSET32)
+		return NULL;
+	if (rv->ses_slots > 0) {
+		mask = rv->ses_slots - 1;
+		for (i = mix(ses ^ nh) & mask; rv->ses_idx[i] != 0; i = (i + 1) & mask) {
+			s = rv->ses[rv->ses_idx[i] - 1];
+			if (s->ses == ses && s->nodehash == nh)
+				return s;
+		}
+	}
+	if (!create || rv->nses >= MAX_SESSIONS)
+		return NULL;
+	if ((rv->nses + 1) * 2 > rv->ses_slots) {
+		size_t ns = rv->ses_slots ? rv->ses_slots * 2 : 1024;
+		uint32_t *idx = calloc(ns, sizeof(*idx));
+
+		if (idx == NULL)
+			return NULL;
+		for (size_t k = 0; k < rv->nses; k++) {
+			for (i = mix(rv->ses[k]->ses ^ rv->ses[k]->nodehash) & (ns - 1); idx[i] != 0;
+			    i = (i + 1) & (ns - 1))
+				;
+			idx[i] = (uint32_t)k + 1;
+		}
+		free(rv->ses_idx);
+		rv->ses_idx = idx;
+		rv->ses_slots = ns;
+	}
+	if (rv->nses == rv->capses) {
+		size_t nc = rv->capses ? rv->capses * 2 : 64;
+		struct ab_session **a = realloc(rv->ses, nc * sizeof(*a));
+
+		if (a == NULL)
+			return NULL;
+		rv->ses = a;
+		rv->capses = nc;
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->ses = ses;
+	s->nodehash = nh;
+	s->uid = AB_UNSET32;
+	copy_cstr(s->node, sizeof(s->node), node.p, node.n);
+	rv->ses[rv->nses++] = s;
+	mask = rv->ses_slots - 1;
+	for (i = mix(ses ^ nh) & mask; rv->ses_idx[i] != 0; i = (i + 1) & mask)
+		;
+	rv->ses_idx[i] = (uint32_t)rv->nses;
+	return s;
+}
+
+/* TRUSTED_APP op=agentbox-session-*: the contract in docs/audit-records.md. */
+static void
+session_record(struct ab_review *rv, const struct ab_rec *r)
+{
+	char op[64], buf[256];
+	struct ab_session *s;
+	uint64_t ses;
+
+	getf(r, "op", 1, op, sizeof(op));
+	if (strncmp(op, "agentbox-session-", 17) != 0)
+		return;
+	if (strcmp(op, "agentbox-session-refused") == 0) {
+		rv->st.refused++;
+		return;
+	}
+	ses = getnum(r, "ses", 1);
+	if ((s = session_get(rv, r->node, ses, 1)) == NULL)
+		return;
+	if (s->first_sec == 0)
+		s->first_sec = r->sec;
+	if (getf(r, "user", 1, buf, sizeof(buf)) > 0)
+		copy_cstr(s->user, sizeof(s->user), buf, strlen(buf));
+	if (getnum(r, "uid", 1) != AB_UNSET32)
+		s->uid = getnum(r, "uid", 1);
+	if (getf(r, "service", 1, buf, sizeof(buf)) > 0)
+		copy_cstr(s->service, sizeof(s->service), buf, strlen(buf));
+	if (getf(r, "digest", 1, buf, sizeof(buf)) > 0)
+		copy_cstr(s->digest, sizeof(s->digest), buf, strlen(buf));
+	if (getnum(r, "init_pid", 1) != AB_UNSET32)
+		s->init_pid = getnum(r, "init_pid", 1);
+	if (strcmp(op, "agentbox-session-start") == 0) {
+		s->have_start = 1;
+		s->start_sec = r->sec;
+		s->start_ms = r->ms;
+		if (getf(r, "tty", 1, buf, sizeof(buf)) > 0)
+			copy_cstr(s->tty, sizeof(s->tty), buf, strlen(buf));
+		if (getf(r, "rhost", 1, buf, sizeof(buf)) > 0)
+			copy_cstr(s->rhost, sizeof(s->rhost), buf, strlen(buf));
+		if (getf(r, "network", 1, buf, sizeof(buf)) > 0)
+			copy_cstr(s->network, sizeof(s->network), buf, strlen(buf));
+	} else if (strcmp(op, "agentbox-session-end") == 0) {
+		s->have_end = 1;
+		s->end_sec = r->sec;
+		s->end_ms = r->ms;
+		if (getf(r, "reason", 1, buf, sizeof(buf)) > 0)
+			copy_cstr(s->end_reason, sizeof(s->end_reason), buf, strlen(buf));
+	}
+}
+
+/* ---- Landlock domains ------------------------------------------------------------------ */
+
+static struct domain *
+domain_get(struct ab_review *rv, uint64_t id, int create)
+{
+	size_t mask, i;
+
+	if (id == 0)
+		return NULL;
+	if (create && (rv->ndom + 1) * 2 > rv->dom_slots) {
+		size_t ns = rv->dom_slots ? rv->dom_slots * 2 : 1024;
+		struct domain *d;
+
+		if (rv->ndom >= MAX_DOMAINS || (d = calloc(ns, sizeof(*d))) == NULL)
+			return NULL;
+		for (size_t k = 0; k < rv->dom_slots; k++) {
+			if (rv->dom[k].id == 0)
+				continue;
+			for (i = mix(rv->dom[k].id) & (ns - 1); d[i].id != 0; i = (i + 1) & (ns - 1))
+				;
+			d[i] = rv->dom[k];
+		}
+		free(rv->dom);
+		rv->dom = d;
+		rv->dom_slots = ns;
+	}
+	if (rv->dom_slots == 0)
+		return NULL;
+	mask = rv->dom_slots - 1;
+	for (i = mix(id) & mask; rv->dom[i].id != 0; i = (i + 1) & mask)
+		if (rv->dom[i].id == id)
+			return &rv->dom[i];
+	if (!create)
+		return NULL;
+	rv->dom[i].id = id;
+	rv->ndom++;
+	return &rv->dom[i];
+}
+
+/* Remove by backward-shift so lookups keep working without tombstones. */
+static void
+domain_del(struct ab_review *rv, struct domain *d)
+{
+	size_t mask = rv->dom_slots - 1, i = d - rv->dom, j = i;
+
+	rv->dom[i].id = 0;
+	rv->ndom--;
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (rv->dom[j].id == 0)
+			return;
+		k = mix(rv->dom[j].id) & mask;
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			rv->dom[i] = rv->dom[j];
+			rv->dom[j].id = 0;
+			i = j;
+		}
+	}
+}
+
+static void
+domain_record(struct ab_review *rv, const struct ab_rec *r)
+{
+	char status[32];
+	uint64_t id, n;
+	struct domain *d;
+
+	if (ab_rec_num(r, "domain", 0, 16, &id) != 0)
+		return;
+	getf(r, "status", 0, status, sizeof(status));
+	if (strcmp(status, "allocated") == 0) {
+		if ((d = domain_get(rv, id, 1)) != NULL)
+			d->allocated = 1;
+		return;
+	}
+	if (strcmp(status, "deallocated") != 0 || ab_rec_num(r, "denials", 0, 10, &n) != 0)
+		return;
+	d = domain_get(rv, id, 0);
+	rv->st.domains_checked++;
+	if (d != NULL && d->records >= n) {
+		domain_del(rv, d);
+		return;
+	}
+	/* The kernel counted more denials than the log holds for this domain. */
+	{
+		uint64_t have = d != NULL ? d->records : 0;
+		int alloc = d != NULL && d->allocated;
+
+		if (!alloc) {
+			/* Created before the oldest record read: the rest may be in older logs. */
+			rv->st.domains_partial++;
+		} else {
+			rv->st.domains_short++;
+			rv->st.domains_records_missing += n - have;
+			if (rv->st.short_example[0] == '\0')
+				snprintf(rv->st.short_example, sizeof(rv->st.short_example),
+				    "domain %jx: the kernel counted %ju denials, the log holds %ju",
+				    (uintmax_t)id, (uintmax_t)n, (uintmax_t)have);
+		}
+		if (d != NULL)
+			domain_del(rv, d);
+	}
+}
+
+/* ---- users ------------------------------------------------------------------------------- */
+
+static const char *
+user_name(struct ab_review *rv, const struct ab_rec *r, const struct ab_session *s,
+    struct ab_str node, uint64_t uid)
+{
+	struct ab_str v;
+	struct uidname *c;
+	size_t n;
+
+	/* 1. The enriched log translated it on the machine that wrote the record. */
+	if (r != NULL && ab_rec_enriched(r, "UID", &v) == 0 &&
+	    ab_val_decode("user", v, rv->b_user, sizeof(rv->b_user), &n) == 0 && n > 0 &&
+	    strncmp(rv->b_user, "unknown(", 8) != 0)
+		return rv->b_user;
+	/* 2. The session record names the user it confined. */
+	if (s != NULL && s->user[0] != '\0' && (s->uid == uid || uid == AB_UNSET32))
+		return s->user;
+	/* 3. This machine's account database, only for records written here. */
+	if (node.n != 0 || uid == AB_UNSET32)
+		return NULL;
+	c = &rv->names[uid % 256];
+	if (!c->used || c->uid != uid) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+
+		c->used = 1;
+		c->uid = uid;
+		copy_cstr(c->name, sizeof(c->name), pw ? pw->pw_name : "", pw ? strlen(pw->pw_name) : 0);
+	}
+	return c->name[0] != '\0' ? c->name : NULL;
+}
+
+/* ---- filters ----------------------------------------------------------------------------- */
+
+static int
+path_match(const char *pat, struct ab_str path)
+{
+	size_t n = strlen(pat);
+	char buf[8192];
+
+	if (strpbrk(pat, "*?[") != NULL) {
+		copy_cstr(buf, sizeof(buf), path.p, path.n);
+		return fnmatch(pat, buf, 0) == 0;
+	}
+	while (n > 1 && pat[n - 1] == '/')
+		n--;
+	/* A prefix on a directory boundary: /home/a matches /home/a/x, not /home/ab. */
+	return path.n >= n && memcmp(path.p, pat, n) == 0 &&
+	    (path.n == n || path.p[n] == '/' || pat[n - 1] == '/');
+}
+
+static int
+passes(const struct ab_review *rv, const struct ab_denial *d)
+{
+	const struct ab_filter *f = &rv->f;
+
+	if (f->have_session && d->ses != f->session)
+		return 0;
+	if (f->user != NULL) {
+		if (rv->filter_uid_valid) {
+			if (d->uid != rv->filter_uid)
+				return 0;
+		} else if (d->user == NULL || strcmp(d->user, f->user) != 0)
+			return 0;
+	}
+	if (f->have_since && d->sec < f->since)
+		return 0;
+	if (f->have_until && d->sec > f->until)
+		return 0;
+	if (f->kinds != 0 && !(f->kinds & (1 << d->kind)))
+		return 0;
+	if (f->path != NULL && !path_match(f->path, d->path))
+		return 0;
+	return 1;
+}
+
+/* ---- building denials --------------------------------------------------------------- */
+
+static const char *
+syscall_name(const struct ab_rec *r)
+{
+	uint64_t arch, nr;
+	int machine;
+
+	if (r == NULL || ab_rec_num(r, "arch", 0, 16, &arch) != 0 ||
+	    ab_rec_num(r, "syscall", 0, 10, &nr) != 0 || nr > 100000)
+		return NULL;
+	if ((machine = audit_elf_to_machine((unsigned)arch)) < 0)
+		return NULL;
+	return audit_syscall_to_name((int)nr, machine);
+}
+
+/* Paths inside the session's own mounts have no host counterpart (DESIGN.md: private
+ * /tmp, /var/tmp, /dev/shm, /run/user/UID; /proc is the session's pid namespace). */
+static const char *
+host_note(struct ab_str p)
+{
+	static const struct { const char *prefix; const char *note; } priv[] = {
+		{ "/tmp", "session-private /tmp" },
+		{ "/var/tmp", "session-private /var/tmp" },
+		{ "/dev/shm", "session-private /dev/shm" },
+		{ "/run/user/", "session-private /run/user" },
+		{ "/proc/", "session /proc (pid namespace)" },
+		{ "/dev/", "session /dev" },
+	};
+
+	for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++) {
+		size_t n = strlen(priv[i].prefix);
+
+		if (p.n >= n && memcmp(p.p, priv[i].prefix, n) == 0 &&
+		    (p.n == n || priv[i].prefix[n - 1] == '/' || p.p[n] == '/'))
+			return priv[i].note;
+	}
+	return NULL;
+}
+
+static void
+emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
+{
+	d->host_path_note = d->path.n > 0 && d->path.p[0] == '/' ? host_note(d->path) : NULL;
+	rv->st.denials_all++;
+	if (!passes(rv, d))
+		return;
+	rv->st.denials++;
+	if (s == NULL)
+		s = session_get(rv, d->node, d->ses, 1);
+	if (s != NULL) {
+		s->denials++;
+		s->by_kind[d->kind]++;
+		if (d->path.n > 0)
+			(void)top_add(&s->paths, d->path.p, d->path.n);
+		else if (d->addr.n > 0)
+			(void)top_add(&s->paths, d->addr.p, d->addr.n);
+		if (d->exe.n > 0)
+			(void)top_add(&s->progs, d->exe.p, d->exe.n);
+	}
+	if (rv->fn != NULL)
+		rv->fn(rv->arg, d);
+}
+
+/* Process details: from SYSCALL, else from REC itself (SECCOMP, LANDLOCK_DOMAIN). */
+static void
+fill_process(struct ab_review *rv, struct ab_denial *d, const struct ab_rec *sc,
+    const struct ab_rec *self)
+{
+	const struct ab_rec *p = sc != NULL ? sc : self;
+
+	d->pid = getnum(p, "pid", 0);
+	d->uid = getnum(p, "uid", 0);
+	d->auid = getnum(p, "auid", 0);
+	d->ses = getnum(p, "ses", 0);
+	d->exe.n = getf(p, "exe", 0, rv->b_exe, sizeof(rv->b_exe));
+	d->exe.p = rv->b_exe;
+	d->comm.n = getf(p, "comm", 0, rv->b_comm, sizeof(rv->b_comm));
+	d->comm.p = rv->b_comm;
+	d->syscall = syscall_name(p);
+	if (sc != NULL) {
+		struct ab_str v;
+		char *end;
+
+		if (ab_rec_field(sc, "exit", 0, &v) == 0 && v.n < 24) {
+			char num[24];
+
+			copy_cstr(num, sizeof(num), v.p, v.n);
+			errno = 0;
+			d->exit = strtol(num, &end, 10);
+			d->has_exit = errno == 0 && *end == '\0';
+		}
+	}
+}
+
+/* The object of a DAC denial: the PATH item the syscall acted on, made absolute. */
+static void
+dac_path(struct ab_review *rv, struct ab_denial *d, const struct ab_rec *recs, size_t n,
+    const struct ab_rec *cwd)
+{
+	const struct ab_rec *best = NULL;
+	char nt[32];
+	size_t len, cl;
+
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].t != AB_T_PATH)
+			continue;
+		getf(&recs[i], "nametype", 0, nt, sizeof(nt));
+		if (best == NULL || (strcmp(nt, "PARENT") != 0 && strcmp(nt, "UNKNOWN") != 0))
+			best = &recs[i];
+		if (strcmp(nt, "NORMAL") == 0 || strcmp(nt, "CREATE") == 0 || strcmp(nt, "DELETE") == 0)
+			break;
+	}
+	d->path.p = rv->b_path;
+	d->path.n = 0;
+	if (best == NULL)
+		return;
+	len = getf(best, "name", 0, rv->b_path, sizeof(rv->b_path));
+	if (len > 0 && rv->b_path[0] != '/' && cwd != NULL &&
+	    (cl = getf(cwd, "cwd", 0, rv->b_cwd, sizeof(rv->b_cwd))) > 0 &&
+	    cl + 1 + len < sizeof(rv->b_path)) {
+		memmove(rv->b_path + cl + 1, rv->b_path, len + 1);
+		memcpy(rv->b_path, rv->b_cwd, cl);
+		rv->b_path[cl] = '/';
+		len += cl + 1;
+	}
+	d->path.n = len;
+}
+
+static void
+errno_access(struct ab_review *rv, struct ab_denial *d)
+{
+	const char *name = d->has_exit && d->exit < 0 && d->exit > -4096 ?
+	    strerrorname_np((int)-d->exit) : NULL;
+
+	if (name != NULL)
+		snprintf(rv->b_access, sizeof(rv->b_access), "%s", name);
+	else
+		snprintf(rv->b_access, sizeof(rv->b_access), "exit %ld", d->exit);
+	d->access.p = rv->b_access;
+	d->access.n = strlen(rv->b_access);
+}
+
+static void
+landlock_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_rec *recs,
+    size_t n, const struct ab_rec *sc, const struct ab_rec *cwd)
+{
+	struct ab_denial d = { .sec = r->sec, .ms = r->ms, .serial = r->serial, .node = r->node,
+	    .kind = AB_KIND_LANDLOCK };
+	const struct ab_rec *alloc = NULL;
+	struct ab_session *s;
+	char a[128], b[128];
+	uint64_t id;
+
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].t == AB_T_LL_DOMAIN)
+			alloc = &recs[i];
+	fill_process(rv, &d, sc, alloc);
+	d.access.n = getf(r, "blockers", 0, rv->b_access, sizeof(rv->b_access));
+	d.access.p = rv->b_access;
+	d.domain.n = getf(r, "domain", 0, rv->b_domain, sizeof(rv->b_domain));
+	d.domain.p = rv->b_domain;
+	d.path.n = getf(r, "path", 0, rv->b_path, sizeof(rv->b_path));
+	d.path.p = rv->b_path;
+	if (d.path.n == 0 && memmem(d.access.p, d.access.n, "fs.", 3) != NULL)
+		dac_path(rv, &d, recs, n, cwd);
+	d.addr.p = rv->b_addr;
+	if (getf(r, "daddr", 0, a, sizeof(a)) > 0 || getf(r, "saddr", 0, a, sizeof(a)) > 0) {
+		if (getf(r, "dest", 0, b, sizeof(b)) == 0)
+			getf(r, "src", 0, b, sizeof(b));
+		d.addr.n = (size_t)snprintf(rv->b_addr, sizeof(rv->b_addr),
+		    strchr(a, ':') ? "[%s]:%s" : "%s:%s", a, b);
+	} else if (getf(r, "opid", 0, a, sizeof(a)) > 0) {
+		getf(r, "ocomm", 0, b, sizeof(b));
+		d.addr.n = (size_t)snprintf(rv->b_addr, sizeof(rv->b_addr), "pid %s (%s)", a, b);
+	}
+	if (d.addr.n >= sizeof(rv->b_addr))
+		d.addr.n = sizeof(rv->b_addr) - 1;
+	snprintf(d.rule, sizeof(d.rule), "landlock domain %.*s", (int)d.domain.n, d.domain.p);
+	if (ab_rec_num(r, "domain", 0, 16, &id) == 0) {
+		struct domain *dm = domain_get(rv, id, 1);
+
+		if (dm != NULL)
+			dm->records++;
+	}
+	s = session_get(rv, d.node, d.ses, 0);
+	d.user = user_name(rv, sc != NULL ? sc : alloc, s, d.node, d.uid);
+	emit(rv, &d, s);
+}
+
+/* SECCOMP_RET_* actions (linux/seccomp.h): which ones deny the call. */
+static const char *
+seccomp_action(uint64_t code, int *denies)
+{
+	*denies = 1;
+	switch (code & 0xffff0000u) {
+	case 0x80000000u: return "kill_process";
+	case 0x00000000u: return "kill_thread";
+	case 0x00030000u: return "trap";
+	case 0x00050000u: return "errno";
+	case 0x7fc00000u: return "user_notif";
+	case 0x7ff00000u: return "trace";
+	case 0x7ffc0000u: *denies = 0; return "log";
+	case 0x7fff0000u: *denies = 0; return "allow";
+	}
+	return "unknown";
+}
+
+static int
+seccomp_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_rec *sc)
+{
+	struct ab_denial d = { .sec = r->sec, .ms = r->ms, .serial = r->serial, .node = r->node,
+	    .kind = AB_KIND_SECCOMP };
+	struct ab_session *s;
+	const char *act;
+	uint64_t code;
+	int denies;
+
+	if (ab_rec_num(r, "code", 0, 16, &code) != 0)
+		code = 0;	/* unreadable action: report it rather than drop it */
+	act = seccomp_action(code, &denies);
+	if (!denies)
+		return 0;
+	fill_process(rv, &d, NULL, r);
+	if (sc != NULL)
+		d.pid = getnum(sc, "pid", 0) != AB_UNSET32 ? getnum(sc, "pid", 0) : d.pid;
+	if ((code & 0xffff0000u) == 0x00050000u) {
+		d.exit = -(long)(code & 0xffff);
+		d.has_exit = 1;
+		snprintf(d.rule, sizeof(d.rule), "seccomp errno(%s)",
+		    strerrorname_np((int)(code & 0xffff)) ?: "?");
+	} else
+		snprintf(d.rule, sizeof(d.rule), "seccomp %s", act);
+	snprintf(rv->b_access, sizeof(rv->b_access), "%s", d.syscall ? d.syscall : "unknown-syscall");
+	d.access.p = rv->b_access;
+	d.access.n = strlen(rv->b_access);
+	d.path.p = rv->b_path;
+	d.path.n = 0;
+	s = session_get(rv, d.node, d.ses, 0);
+	d.user = user_name(rv, r, s, d.node, d.uid);
+	emit(rv, &d, s);
+	return 1;
+}
+
+/* A failed syscall caught by agentbox's exit rules (key "agentbox", possibly among
+ * several keys: libaudit then hex-encodes them joined by 0x01). */
+static int
+is_rule_hit(const struct ab_rec *sc)
+{
+	struct ab_str v;
+	char key[512];
+	size_t n;
+
+	if (ab_rec_field(sc, "success", 0, &v) != 0 || v.n != 2 || memcmp(v.p, "no", 2) != 0)
+		return 0;
+	if (ab_rec_field(sc, "key", 0, &v) != 0 || ab_val_decode("key", v, key, sizeof(key), &n) != 0)
+		return 0;
+	for (char *k = key; k != NULL && k < key + n;) {
+		char *e = memchr(k, 0x01, key + n - k);
+		size_t kl = e ? (size_t)(e - k) : (size_t)(key + n - k);
+
+		if (kl == 8 && memcmp(k, "agentbox", 8) == 0)
+			return 1;
+		k = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+static void
+dac_denial(struct ab_review *rv, const struct ab_rec *sc, const struct ab_rec *recs, size_t n,
+    const struct ab_rec *cwd)
+{
+	struct ab_denial d = { .sec = sc->sec, .ms = sc->ms, .serial = sc->serial, .node = sc->node,
+	    .kind = AB_KIND_DAC };
+	const struct ab_rec *obj = NULL;
+	struct ab_session *s;
+	char a[64];
+
+	fill_process(rv, &d, sc, NULL);
+	errno_access(rv, &d);
+	dac_path(rv, &d, recs, n, cwd);
+	snprintf(d.rule, sizeof(d.rule), "audit key agentbox");
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].t == AB_T_OBJ_PID)
+			obj = &recs[i];
+	d.addr.p = rv->b_addr;
+	if (obj != NULL && getf(obj, "opid", 0, a, sizeof(a)) > 0) {
+		char c[64];
+
+		getf(obj, "ocomm", 0, c, sizeof(c));
+		d.addr.n = (size_t)snprintf(rv->b_addr, sizeof(rv->b_addr), "pid %s (%s)", a, c);
+	}
+	s = session_get(rv, d.node, d.ses, 0);
+	d.user = user_name(rv, sc, s, d.node, d.uid);
+	emit(rv, &d, s);
+}
+
+static void
+daemon_record(struct ab_review *rv, const struct ab_rec *r)
+{
+	const struct ab_str t = r->type;
+
+	if (t.n == 12 && memcmp(t.p, "DAEMON_START", 12) == 0)
+		rv->st.daemon_start++;
+	else if (t.n == 10 && memcmp(t.p, "DAEMON_END", 10) == 0)
+		rv->st.daemon_end++;
+	else if (t.n == 12 && memcmp(t.p, "DAEMON_ABORT", 12) == 0)
+		rv->st.daemon_abort++;
+	else if (t.n == 10 && memcmp(t.p, "DAEMON_ERR", 10) == 0)
+		rv->st.daemon_err++;
+	else if (t.n == 13 && memcmp(t.p, "DAEMON_ROTATE", 13) == 0)
+		rv->st.daemon_rotate++;
+}
+
+void
+ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
+{
+	struct ab_review *rv = arg;
+	const struct ab_rec *sc = NULL, *cwd = NULL;
+	size_t i, explained = 0;
+
+	if (n == 0)
+		return;
+	if (rv->st.oldest_sec == 0 || recs[0].sec < rv->st.oldest_sec)
+		rv->st.oldest_sec = recs[0].sec;
+	if (recs[0].sec > rv->st.newest_sec)
+		rv->st.newest_sec = recs[0].sec;
+	if (recs[0].t == AB_T_DAEMON) {
+		daemon_record(rv, &recs[0]);
+		return;
+	}
+	(void)ab_complete_serial(rv->cp, recs[0].node, recs[0].serial, recs[0].sec);
+	for (i = 0; i < n; i++) {
+		if (recs[i].t == AB_T_SYSCALL && sc == NULL)
+			sc = &recs[i];
+		else if (recs[i].t == AB_T_CWD && cwd == NULL)
+			cwd = &recs[i];
+	}
+	for (i = 0; i < n; i++) {
+		switch (recs[i].t) {
+		case AB_T_LL_DOMAIN:
+			domain_record(rv, &recs[i]);
+			break;
+		case AB_T_TRUSTED_APP:
+			session_record(rv, &recs[i]);
+			break;
+		default:
+			break;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (recs[i].t == AB_T_LL_ACCESS) {
+			landlock_denial(rv, &recs[i], recs, n, sc, cwd);
+			explained++;
+		} else if (recs[i].t == AB_T_SECCOMP)
+			explained += seccomp_denial(rv, &recs[i], sc);
+	}
+	if (explained == 0 && sc != NULL && is_rule_hit(sc))
+		dac_denial(rv, sc, recs, n, cwd);
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------ */
+
+int
+ab_review_new(const struct ab_filter *filter, ab_denial_fn fn, void *arg, struct ab_review **out)
+{
+	struct ab_review *rv;
+	int r;
+
+	if ((rv = calloc(1, sizeof(*rv))) == NULL)
+		return -ENOMEM;
+	if (filter != NULL)
+		rv->f = *filter;
+	rv->fn = fn;
+	rv->arg = arg;
+	if ((r = ab_complete_new(&rv->cp)) != 0) {
+		free(rv);
+		return r;
+	}
+	if (rv->f.user != NULL) {
+		char *end;
+		unsigned long u;
+
+		errno = 0;
+		u = strtoul(rv->f.user, &end, 10);
+		if (errno == 0 && *end == '\0' && end != rv->f.user) {
+			rv->filter_uid = (uid_t)u;
+			rv->filter_uid_valid = 1;
+		}
+	}
+	*out = rv;
+	return 0;
+}
+
+void
+ab_review_finish(struct ab_review *rv)
+{
+	for (size_t i = 0; i < rv->dom_slots; i++)
+		if (rv->dom[i].id != 0)
+			rv->st.domains_open++;
+}
+
+const struct ab_review_stats *
+ab_review_stats(const struct ab_review *rv)
+{
+	return &rv->st;
+}
+
+struct ab_complete *
+ab_review_complete(struct ab_review *rv)
+{
+	return rv->cp;
+}
+
+const struct ab_session *
+ab_review_session(const struct ab_review *rv, size_t i)
+{
+	return i < rv->nses ? rv->ses[i] : NULL;
+}
+
+void
+ab_review_free(struct ab_review *rv)
+{
+	if (rv == NULL)
+		return;
+	for (size_t i = 0; i < rv->nses; i++) {
+		top_free(rv->ses[i]->paths);
+		top_free(rv->ses[i]->progs);
+		free(rv->ses[i]);
+	}
+	free(rv->ses);
+	free(rv->ses_idx);
+	free(rv->dom);
+	ab_complete_free(rv->cp);
+	free(rv);
+}
+
+/* ---- time arguments ------------------------------------------------------------------ */
+
+int
+ab_parse_time(const char *s, uint64_t now, uint64_t *out)
+{
+	struct tm tm;
+	char *end;
+	unsigned long long v;
+	time_t t;
+
+	if (strcmp(s, "now") == 0) {
+		*out = now;
+		return 0;
+	}
+	if (strcmp(s, "today") == 0 || strcmp(s, "yesterday") == 0) {
+		t = (time_t)now;
+		if (localtime_r(&t, &tm) == NULL)
+			return -EINVAL;
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		tm.tm_isdst = -1;
+		if (strcmp(s, "yesterday") == 0)
+			tm.tm_mday--;
+		if ((t = mktime(&tm)) == (time_t)-1)
+			return -EINVAL;
+		*out = (uint64_t)t;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(s[0] == '@' ? s + 1 : s, &end, 10);
+	if (errno == 0 && end != s && *end == '\0' && s[0] != '-') {
+		*out = v;
+		return 0;
+	}
+	if (errno == 0 && end != s && end[1] == '\0' && strchr("smhd", *end) != NULL &&
+	    s[0] != '-' && s[0] != '@') {
+		uint64_t mul = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : 86400;
+
+		if (v > now / mul)
+			return -EINVAL;
+		*out = now - v * mul;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	for (const char *const *fmt = (const char *const[]){ "%Y-%m-%d %H:%M:%S",
+	    "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d", NULL };
+	    *fmt != NULL; fmt++) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(s, *fmt, &tm);
+		if (end != NULL && *end == '\0') {
+			tm.tm_isdst = -1;
+			if ((t = mktime(&tm)) == (time_t)-1)
+				return -EINVAL;
+			*out = (uint64_t)t;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,52 @@
+# audit/: agentbox-audit, the review tool (audit/rules* are the audit-rules work's).
+# Installed in SBINDIR: it reads /var/log/audit (root or group adm), like ausearch.
+
+AUDIT_SRCS  := audit/record.c audit/group.c audit/auparse.c audit/analyze.c audit/complete.c \
+               audit/output.c
+AUDIT_LIBS  := $(shell pkg-config --libs audit auparse)
+AUDIT_OBJS  := $(AUDIT_SRCS:%.c=$(B)/%.o)
+AUDIT_SAN   := $(B)/tests/agentbox-audit-san
+
+$(B)/audit/%.o: audit/%.c audit/review.h | $(B)/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/agentbox-audit: $(AUDIT_OBJS) $(B)/audit/main.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(AUDIT_LIBS)
+
+# The same program with ASan+UBSan: the unit tests feed it hostile logs.
+$(AUDIT_SAN): $(AUDIT_SRCS) audit/main.c audit/review.h | $(B)/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(AUDIT_SRCS) audit/main.c $(AUDIT_LIBS)
+
+$(B)/tests/unit/audit_record: tests/unit/audit_record.c $(AUDIT_SRCS) audit/review.h tests/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -Iaudit -Itests $(LDFLAGS) -o $@ $< $(AUDIT_SRCS) $(AUDIT_LIBS)
+
+# Fixture recorder (tests/fixtures/gen/record): provokes real Landlock, seccomp and DAC
+# records as the test user abt_aud1.
+$(B)/tests/record-session: tests/fixtures/gen/record-session.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(shell pkg-config --libs audit libseccomp)
+
+$(B)/fuzz/fuzz_audit: tests/fuzz/fuzz_audit.c $(AUDIT_SRCS) audit/review.h
+	@mkdir -p $(@D)
+	clang -g -O1 -std=gnu11 -Iaudit -I$(B) -fsanitize=fuzzer,address,undefined \
+	  -o $@ $< $(AUDIT_SRCS) $(AUDIT_LIBS)
+
+ALL            += $(B)/agentbox-audit
+UNIT_TESTS     += $(B)/tests/unit/audit_record tests/unit/audit_review.t \
+                  tests/unit/audit_hostile.t tests/unit/audit_engines.t tests/unit/audit_oracle.t
+$(filter %.t,$(UNIT_TESTS)): $(AUDIT_SAN) $(B)/agentbox-audit
+ROOT_TESTS     += tests/e2e/audit_live.t
+ROOT_TEST_DEPS += $(B)/agentbox-audit $(AUDIT_SAN) $(B)/tests/record-session
+FUZZERS        += $(B)/fuzz/fuzz_audit
+INSTALL        += install-audit
+UNINSTALL      += uninstall-audit
+
+.PHONY: install-audit uninstall-audit
+install-audit: $(B)/agentbox-audit
+	install -D -m 0755 $(B)/agentbox-audit $(DESTDIR)$(SBINDIR)/agentbox-audit
+
+uninstall-audit:
+	rm -f $(DESTDIR)$(SBINDIR)/agentbox-audit

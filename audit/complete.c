@@ -1,0 +1,294 @@
+/*
+ * Completeness: can the reader trust that "no denial" means none happened?
+ *
+ * Serials.  The kernel numbers every event it emits with a serial that is global to the
+ * host and counts up from boot (kernel/audit.c audit_serial()); every record of the event
+ * carries it, whatever the event is about.  So in a log that holds everything auditd
+ * received, the serials of one boot form a contiguous run, and a hole inside the range
+ * read means events that reached no file: dropped by the kernel's rate limit, by auditd
+ * (queue overflow, disk errors), or deleted.  Holes before the first or after the last
+ * serial read are not counted (rotation and "not yet"): those are reported as the range.
+ * Not gaps: auditd's own DAEMON_* records (auditd numbers them itself), and events the
+ * kernel never emits (dropped at the backlog limit before a serial is given; those are in
+ * the kernel's lost counter, ab_kernel_status()).
+ * Boots: serials restart, so a serial far below the highest seen (more than AB_REORDER:
+ * far beyond any interleaving of CPUs) starts a new segment.  Each node (node= prefix,
+ * audisp-remote) has its own serials.
+ * Memory: a sorted list of runs per segment; when it grows past AB_RUNS_MAX the oldest
+ * half is folded into a count, so a log full of holes cannot exhaust memory.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libaudit.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "review.h"
+
+#define AB_REORDER	100000
+#define AB_RUNS_MAX	8192
+#define AB_MAX_NODES	1024
+#define AB_MAX_SEGS	4096
+
+struct run {
+	uint64_t lo, hi;
+};
+
+struct segment {
+	struct run	*run;
+	size_t		 n, cap;
+	uint64_t	 folded_missing;	/* holes among runs already folded */
+	uint64_t	 folded_hi;		/* highest serial folded (0: none) */
+	uint64_t	 seen;			/* distinct serials */
+	struct ab_gap	 biggest_folded;
+};
+
+struct node {
+	char		 name[64];
+	size_t		 namelen;
+	struct segment	*seg;
+	size_t		 nseg;
+};
+
+struct ab_complete {
+	struct node	*node;
+	size_t		 nnode;
+	size_t		 last;		/* node of the previous call: the usual case */
+};
+
+int
+ab_complete_new(struct ab_complete **out)
+{
+	if ((*out = calloc(1, sizeof(**out))) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+ab_complete_free(struct ab_complete *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->nnode; i++) {
+		for (size_t j = 0; j < c->node[i].nseg; j++)
+			free(c->node[i].seg[j].run);
+		free(c->node[i].seg);
+	}
+	free(c->node);
+	free(c);
+}
+
+static struct node *
+node_get(struct ab_complete *c, struct ab_str name)
+{
+	struct node *n;
+
+	if (c->last < c->nnode && c->node[c->last].namelen == name.n &&
+	    memcmp(c->node[c->last].name, name.p, name.n) == 0)
+		return &c->node[c->last];
+	for (size_t i = 0; i < c->nnode; i++)
+		if (c->node[i].namelen == name.n && memcmp(c->node[i].name, name.p, name.n) == 0) {
+			c->last = i;
+			return &c->node[i];
+		}
+	if (c->nnode == AB_MAX_NODES || name.n >= sizeof(n->name))
+		return NULL;
+	if ((n = realloc(c->node, (c->nnode + 1) * sizeof(*n))) == NULL)
+		return NULL;
+	c->node = n;
+	n = &c->node[c->nnode];
+	memset(n, 0, sizeof(*n));
+	memcpy(n->name, name.p, name.n);
+	n->namelen = name.n;
+	c->last = c->nnode++;
+	return n;
+}
+
+static struct segment *
+segment_new(struct node *n)
+{
+	struct segment *s;
+
+	if (n->nseg == AB_MAX_SEGS)
+		return &n->seg[n->nseg - 1];
+	if ((s = realloc(n->seg, (n->nseg + 1) * sizeof(*s))) == NULL)
+		return NULL;
+	n->seg = s;
+	s = &n->seg[n->nseg++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+/* Fold the oldest half of the runs, and the holes between them, into counts.  A serial
+ * that turns up later inside the folded part is ignored (it was counted missing). */
+static void
+fold(struct segment *s)
+{
+	size_t half = s->n / 2;
+
+	for (size_t i = 0; i < half; i++) {
+		uint64_t lo = s->run[i].hi + 1, hi = s->run[i + 1].lo - 1;
+
+		s->folded_missing += hi - lo + 1;
+		if (s->biggest_folded.hi == 0 ||
+		    hi - lo > s->biggest_folded.hi - s->biggest_folded.lo) {
+			s->biggest_folded.lo = lo;
+			s->biggest_folded.hi = hi;
+		}
+	}
+	s->folded_hi = s->run[half].lo - 1;
+	memmove(s->run, s->run + half, (s->n - half) * sizeof(*s->run));
+	s->n -= half;
+}
+
+static int
+insert(struct segment *s, uint64_t v)
+{
+	size_t lo = 0, hi = s->n, i;
+
+	if (s->n > 0) {
+		struct run *last = &s->run[s->n - 1];
+
+		if (v == last->hi + 1) {		/* the usual case: next serial */
+			last->hi = v;
+			s->seen++;
+			return 0;
+		}
+		if (v >= last->lo && v <= last->hi)
+			return 0;
+	}
+	if (s->folded_hi != 0 && v <= s->folded_hi)
+		return 0;	/* inside the folded past: already accounted */
+	while (lo < hi) {			/* first run with lo > v */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->run[mid].lo > v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	i = lo;
+	if (i > 0 && v <= s->run[i - 1].hi)
+		return 0;			/* duplicate (a late record's own event) */
+	s->seen++;
+	if (i > 0 && s->run[i - 1].hi + 1 == v) {
+		s->run[i - 1].hi = v;
+		if (i < s->n && s->run[i].lo == v + 1) {
+			s->run[i - 1].hi = s->run[i].hi;
+			memmove(s->run + i, s->run + i + 1, (s->n - i - 1) * sizeof(*s->run));
+			s->n--;
+		}
+		return 0;
+	}
+	if (i < s->n && s->run[i].lo == v + 1) {
+		s->run[i].lo = v;
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 16;
+		struct run *r = realloc(s->run, nc * sizeof(*r));
+
+		if (r == NULL)
+			return -ENOMEM;
+		s->run = r;
+		s->cap = nc;
+	}
+	memmove(s->run + i + 1, s->run + i, (s->n - i) * sizeof(*s->run));
+	s->run[i].lo = s->run[i].hi = v;
+	s->n++;
+	if (s->n > AB_RUNS_MAX)
+		fold(s);
+	return 0;
+}
+
+int
+ab_complete_serial(struct ab_complete *c, struct ab_str name, uint64_t serial, uint64_t sec)
+{
+	struct node *n;
+	struct segment *s;
+
+	(void)sec;
+	if ((n = node_get(c, name)) == NULL)
+		return -ENOMEM;
+	s = n->nseg > 0 ? &n->seg[n->nseg - 1] : NULL;
+	/* A serial far below this boot's highest: the machine rebooted. */
+	if (s == NULL || (s->n > 0 && serial + AB_REORDER < s->run[s->n - 1].hi))
+		if ((s = segment_new(n)) == NULL)
+			return -ENOMEM;
+	return insert(s, serial);
+}
+
+uint64_t
+ab_complete_gaps(const struct ab_complete *c, struct ab_gap *ex, size_t max, size_t *nex,
+    size_t *nsegments, uint64_t *serials_seen)
+{
+	uint64_t total = 0;
+	size_t k = 0;
+
+	*nsegments = 0;
+	*serials_seen = 0;
+	for (size_t i = 0; i < c->nnode; i++) {
+		const struct node *n = &c->node[i];
+
+		for (size_t j = 0; j < n->nseg; j++) {
+			const struct segment *s = &n->seg[j];
+
+			(*nsegments)++;
+			*serials_seen += s->seen;
+			total += s->folded_missing;
+			if (s->folded_missing > 0 && k < max) {
+				ex[k] = s->biggest_folded;
+				ex[k].node.p = n->name;
+				ex[k].node.n = n->namelen;
+				k++;
+			}
+			for (size_t r = 0; r + 1 < s->n; r++) {
+				uint64_t lo = s->run[r].hi + 1, hi = s->run[r + 1].lo - 1;
+
+				total += hi - lo + 1;
+				if (k < max) {
+					ex[k].node.p = n->name;
+					ex[k].node.n = n->namelen;
+					ex[k].lo = lo;
+					ex[k].hi = hi;
+					k++;
+				}
+			}
+		}
+	}
+	*nex = k;
+	return total;
+}
+
+int
+ab_kernel_status(uint64_t *lost, uint64_t *backlog_limit)
+{
+	struct audit_reply rep;
+	int fd, r, tries;
+
+	if ((fd = audit_open()) < 0)
+		return -errno ? -errno : -EIO;
+	if (audit_request_status(fd) <= 0) {
+		r = -errno ? -errno : -EIO;
+		audit_close(fd);
+		return r;
+	}
+	for (tries = 0; tries < 16; tries++) {
+		r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0);
+		if (r <= 0)
+			break;
+		if (rep.type == AUDIT_GET && rep.status != NULL) {
+			*lost = rep.status->lost;
+			*backlog_limit = rep.status->backlog_limit;
+			audit_close(fd);
+			return 0;
+		}
+		if (rep.type == NLMSG_ERROR && rep.error != NULL && rep.error->error != 0) {
+			audit_close(fd);
+			return rep.error->error;
+		}
+	}
+	audit_close(fd);
+	return -EIO;
+}

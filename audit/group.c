@@ -1,0 +1,241 @@
+/*
+ * The streaming fast path: audit records -> events, one pass, bounded memory.
+ *
+ * Why not libauparse alone: it is the reference (auparse.c, cross-checked in
+ * tests/unit/audit_engines.t) but it tokenises every field of every record and keeps
+ * its own copies; bench/review measures the difference.  This path parses only the
+ * header of each line and copies it into its event; fields are looked at only for events
+ * that hold something agentbox-audit reports.
+ *
+ * Grouping rules (the kernel's: every record of one event shares node and serial):
+ *  - records are grouped by (node, serial) in a direct-mapped table of open events;
+ *  - an event closes when EOE arrives (kernel versions and auditd configurations that
+ *    write it), when it is a user-space or auditd record (always one record), when
+ *    AB_WINDOW lines have passed since its first record (records of one event are written
+ *    together; other CPUs' events may interleave, never by thousands of lines), when its
+ *    slot is needed by another event, or at flush;
+ *  - a record whose event has already closed is "late": it is counted, and becomes an
+ *    event of its own so whatever it says is still reported.
+ * Memory: AB_SLOTS events of at most AB_EVENT_MAXREC records of at most AB_LINE_MAX bytes,
+ * in practice a few hundred KiB.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "review.h"
+
+#define AB_SLOTS	4096	/* power of two */
+#define AB_WINDOW	2048	/* lines an event stays open after its first record */
+
+struct ev {
+	int		 open;
+	uint64_t	 serial;
+	uint64_t	 nodehash;
+	uint64_t	 first_line;	/* line number of its first record */
+	uint64_t	 sec;		/* to tell a closed serial of an older boot from a late record */
+	size_t		 nrec;
+	size_t		*off;		/* record i is buf[off[i] .. off[i] + lens[i]) */
+	size_t		*lens;
+	size_t		 recap;
+	char		*buf;
+	size_t		 len, cap;
+	int		 closed_valid;	/* the slot's last event closed: late-record detection */
+};
+
+struct ab_group {
+	ab_event_fn	 fn;
+	void		*arg;
+	struct ev	 slot[AB_SLOTS];
+	/* Open events in order of their first record, so the window can close the oldest. */
+	uint32_t	 fifo[AB_SLOTS];
+	uint64_t	 fifo_serial[AB_SLOTS];
+	size_t		 fifo_head, fifo_n;
+	struct ab_rec	 recs[AB_EVENT_MAXREC];
+	struct ab_group_stats st;
+};
+
+static uint64_t
+hash_node(struct ab_str node)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (size_t i = 0; i < node.n; i++)
+		h = (h ^ (unsigned char)node.p[i]) * 1099511628211ULL;
+	return h;
+}
+
+int
+ab_group_new(ab_event_fn fn, void *arg, struct ab_group **out)
+{
+	struct ab_group *g;
+
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return -ENOMEM;
+	g->fn = fn;
+	g->arg = arg;
+	*out = g;
+	return 0;
+}
+
+static void
+close_event(struct ab_group *g, struct ev *e)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->nrec; i++)
+		if (ab_rec_parse(e->buf + e->off[i], e->lens[i], &g->recs[n]) == 0)
+			n++;
+	e->open = 0;
+	e->closed_valid = 1;
+	e->nrec = 0;
+	e->len = 0;
+	g->st.events++;
+	if (n > 0)
+		g->fn(g->arg, g->recs, n);
+}
+
+static int
+append(struct ab_group *g, struct ev *e, const char *line, size_t len)
+{
+	if (e->nrec == AB_EVENT_MAXREC) {
+		g->st.dropped++;
+		return 0;
+	}
+	if (e->nrec == e->recap) {
+		size_t nc = e->recap ? e->recap * 2 : 8;
+		size_t *o = realloc(e->off, nc * sizeof(*o)), *l;
+
+		if (o == NULL)
+			return -ENOMEM;
+		e->off = o;
+		if ((l = realloc(e->lens, nc * sizeof(*l))) == NULL)
+			return -ENOMEM;
+		e->lens = l;
+		e->recap = nc;
+	}
+	if (e->len + len > e->cap) {
+		size_t nc = e->cap ? e->cap : 1024;
+		char *b;
+
+		while (nc < e->len + len)
+			nc *= 2;
+		if ((b = realloc(e->buf, nc)) == NULL)
+			return -ENOMEM;
+		e->buf = b;
+		e->cap = nc;
+	}
+	memcpy(e->buf + e->len, line, len);
+	e->off[e->nrec] = e->len;
+	e->lens[e->nrec] = len;
+	e->nrec++;
+	e->len += len;
+	return 0;
+}
+
+/* Close events whose window has passed, oldest first. */
+static void
+expire(struct ab_group *g)
+{
+	while (g->fifo_n > 0) {
+		struct ev *e = &g->slot[g->fifo[g->fifo_head]];
+
+		/* Stale entry: that slot's event closed early (EOE, slot reuse). */
+		if (!e->open || e->serial != g->fifo_serial[g->fifo_head]) {
+			g->fifo_head = (g->fifo_head + 1) % AB_SLOTS;
+			g->fifo_n--;
+			continue;
+		}
+		if (g->st.lines - e->first_line < AB_WINDOW && g->fifo_n < AB_SLOTS)
+			break;
+		close_event(g, e);
+		g->fifo_head = (g->fifo_head + 1) % AB_SLOTS;
+		g->fifo_n--;
+	}
+}
+
+int
+ab_group_line(struct ab_group *g, const char *line, size_t len)
+{
+	struct ab_rec r;
+	struct ev *e;
+	uint64_t nh;
+	size_t idx;
+	int rc;
+
+	g->st.lines++;
+	if ((rc = ab_rec_parse(line, len, &r)) != 0)
+		return rc;
+	g->st.records++;
+	/* auditd numbers its own DAEMON_* records from its own counter: never group them
+	 * with the kernel event that happens to share the serial. */
+	if (r.t == AB_T_DAEMON) {
+		g->st.events++;
+		g->fn(g->arg, &r, 1);
+		return 0;
+	}
+	nh = hash_node(r.node);
+	idx = (r.serial ^ (nh & 0xffff0000)) & (AB_SLOTS - 1);
+	e = &g->slot[idx];
+	if (e->open && (e->serial != r.serial || e->nodehash != nh))
+		close_event(g, e);	/* slot needed: its event is long complete */
+	if (!e->open) {
+		/* A serial we closed moments ago: this record is late, not a new event. */
+		if (e->closed_valid && e->serial == r.serial && e->nodehash == nh &&
+		    r.sec <= e->sec + 10)
+			g->st.late++;
+		e->open = 1;
+		e->closed_valid = 0;
+		e->serial = r.serial;
+		e->nodehash = nh;
+		e->sec = r.sec;
+		e->first_line = g->st.lines;
+		e->nrec = 0;
+		e->len = 0;
+		if (g->fifo_n == AB_SLOTS)
+			expire(g);
+		g->fifo[(g->fifo_head + g->fifo_n) % AB_SLOTS] = (uint32_t)idx;
+		g->fifo_serial[(g->fifo_head + g->fifo_n) % AB_SLOTS] = r.serial;
+		g->fifo_n++;
+	}
+	if (r.t != AB_T_EOE && (rc = append(g, e, line, len)) != 0)
+		return rc;
+	/* One-record events close now; EOE ends a kernel event. */
+	if (r.t == AB_T_EOE || r.t == AB_T_USER || r.t == AB_T_DAEMON || r.t == AB_T_TRUSTED_APP)
+		close_event(g, e);
+	expire(g);
+	return 0;
+}
+
+void
+ab_group_flush(struct ab_group *g)
+{
+	while (g->fifo_n > 0) {
+		struct ev *e = &g->slot[g->fifo[g->fifo_head]];
+
+		if (e->open && e->serial == g->fifo_serial[g->fifo_head])
+			close_event(g, e);
+		g->fifo_head = (g->fifo_head + 1) % AB_SLOTS;
+		g->fifo_n--;
+	}
+}
+
+const struct ab_group_stats *
+ab_group_stats(const struct ab_group *g)
+{
+	return &g->st;
+}
+
+void
+ab_group_free(struct ab_group *g)
+{
+	if (g == NULL)
+		return;
+	for (size_t i = 0; i < AB_SLOTS; i++) {
+		free(g->slot[i].off);
+		free(g->slot[i].lens);
+		free(g->slot[i].buf);
+	}
+	free(g);
+}

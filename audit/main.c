@@ -1,0 +1,528 @@
+/*
+ * agentbox-audit: what did the agent try that was denied, and is that the whole record?
+ *
+ *   agentbox-audit [denials|sessions|summary] [--input FILE|-]... [filters] [--json]
+ *                  [--follow] [--utc] [--engine fast|auparse] [--kernel-status]
+ *
+ * Exit status: 0 the review is printed and the record is complete; 1 the review is
+ * printed but the record is NOT known to be complete (the report says why); 2 usage
+ * error; 3 nothing could be read (no input, I/O error, out of memory).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "review.h"
+
+#define PROG		"agentbox-audit"
+#define AUDIT_LOG	"/var/log/audit/audit.log"
+#define CHUNK		(1 << 20)
+#define WARN_MAX	10	/* warnings printed per kind; all are counted */
+
+enum { EXIT_COMPLETE = 0, EXIT_INCOMPLETE = 1, EXIT_USAGE = 2, EXIT_FATAL = 3 };
+enum cmd { CMD_DENIALS, CMD_SESSIONS, CMD_SUMMARY };
+
+struct reader {
+	const char	*name;		/* for warnings */
+	uint64_t	 lineno;
+	char		*buf;		/* CHUNK + AB_LINE_MAX */
+	size_t		 len;
+	int		 skipping;	/* inside an overlong line */
+};
+
+static struct {
+	struct ab_group	*g;
+	struct ab_aup	*aup;
+	struct ab_facts	 x;
+	unsigned	 warned_malformed, warned_overlong, warned_nul;
+	int		 quiet;
+} st;
+
+static volatile sig_atomic_t stop;
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+warn_line(unsigned *counter, const struct reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st.quiet || ++*counter > WARN_MAX)
+		return;
+	fprintf(stderr, PROG ": warning: %s:%ju: ", rd->name, (uintmax_t)rd->lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (*counter == WARN_MAX)
+		fputs(" (further warnings of this kind are counted, not shown)", stderr);
+	fputc('\n', stderr);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: " PROG " [denials|sessions|summary] [options]\n"
+	    "  denials (default)  one row (or --json object) per denial\n"
+	    "  sessions           one row per agentbox session\n"
+	    "  summary            top paths, programs and kinds per session\n"
+	    "options:\n"
+	    "  --input FILE       read FILE (repeatable; '-' is stdin); default:\n"
+	    "                     " AUDIT_LOG ".N (highest first) then " AUDIT_LOG "\n"
+	    "  --session N  --user NAME|UID  --since T  --until T\n"
+	    "  --kind landlock|seccomp|dac[,...]  --path PREFIX|GLOB\n"
+	    "                     T: epoch, @epoch, YYYY-MM-DD[ HH:MM[:SS]], now, today,\n"
+	    "                     yesterday, or N[smhd] (that long ago)\n"
+	    "  --json             JSON lines on stdout; the completeness report goes to\n"
+	    "                     stderr as one JSON object\n"
+	    "  --follow           keep reading the last input as it grows (rotation followed)\n"
+	    "  --utc              table times in UTC (JSON times are always UTC)\n"
+	    "  --engine fast|auparse   event assembly (default fast; auparse is the reference)\n"
+	    "  --kernel-status    ask the kernel for its lost counter even with --input\n"
+	    "  --quiet            do not print per-line warnings (they are still counted)\n"
+	    "exit: 0 complete, 1 printed but not known to be complete, 2 usage, 3 unreadable\n");
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+static void
+take_line(struct reader *rd, const char *line, size_t len)
+{
+	int r;
+
+	rd->lineno++;
+	if (len == 0)
+		return;
+	if (memchr(line, '\0', len) != NULL) {
+		st.x.nul_lines++;
+		warn_line(&st.warned_nul, rd, "NUL byte in line: line skipped");
+		return;
+	}
+	if (st.aup != NULL) {
+		char nl = '\n';
+
+		if (ab_aup_feed(st.aup, line, len) != 0 || ab_aup_feed(st.aup, &nl, 1) != 0)
+			st.x.malformed++;
+		return;
+	}
+	if ((r = ab_group_line(st.g, line, len)) == -ENOMEM)
+		die(EXIT_FATAL, "out of memory");
+	if (r != 0) {
+		st.x.malformed++;
+		warn_line(&st.warned_malformed, rd, "not an audit record (%s): line skipped",
+		    r == -ERANGE ? "number out of range" : "no type= or msg=audit(...)");
+	}
+}
+
+/* Split what is buffered into lines; keep a partial last line for the next read. */
+static void
+drain(struct reader *rd, int eof)
+{
+	size_t off = 0;
+
+	for (;;) {
+		char *nl = memchr(rd->buf + off, '\n', rd->len - off);
+		size_t len = nl ? (size_t)(nl - (rd->buf + off)) : rd->len - off;
+
+		if (nl == NULL && !eof && len <= AB_LINE_MAX)
+			break;	/* wait for the rest of the line */
+		if (rd->skipping || len > AB_LINE_MAX) {
+			if (!rd->skipping) {
+				rd->lineno++;
+				st.x.overlong++;
+				warn_line(&st.warned_overlong, rd, "line longer than %d bytes: skipped",
+				    AB_LINE_MAX);
+			}
+			rd->skipping = nl == NULL;
+		} else if (len > 0 || nl != NULL) {
+			if (nl == NULL) {
+				st.x.truncated_last++;
+				if (!st.quiet)
+					fprintf(stderr, PROG ": warning: %s: last line has no newline "
+					    "(truncated, or still being written)\n", rd->name);
+			}
+			take_line(rd, rd->buf + off, len);
+		}
+		if (nl == NULL) {
+			off = rd->len;
+			break;
+		}
+		off += len + 1;
+	}
+	memmove(rd->buf, rd->buf + off, rd->len - off);
+	rd->len -= off;
+}
+
+/* Read what FD has now; returns bytes read, 0 at EOF, -errno. */
+static ssize_t
+read_some(struct reader *rd, int fd)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, rd->buf + rd->len, CHUNK);
+	while (n == -1 && errno == EINTR && !stop);
+	if (n < 0)
+		return -errno;
+	rd->len += (size_t)n;
+	drain(rd, 0);
+	return n;
+}
+
+static int
+read_all(struct reader *rd, int fd)
+{
+	ssize_t n;
+
+	while ((n = read_some(rd, fd)) > 0 && !stop)
+		;
+	if (n < 0)
+		return (int)n;
+	drain(rd, 1);
+	return 0;
+}
+
+static void
+flush_events(void)
+{
+	if (st.aup != NULL)
+		ab_aup_flush(st.aup);
+	else
+		ab_group_flush(st.g);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* --follow: keep reading PATH (or stdin); reopen when auditd rotates the file. */
+static void
+follow(struct reader *rd, const char *path, int fd)
+{
+	struct stat a, b;
+	int idle = 0;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop) {
+		ssize_t n = read_some(rd, fd);
+
+		if (n < 0)
+			die(EXIT_FATAL, "read %s: %s", path, strerror((int)-n));
+		if (n > 0) {
+			idle = 0;
+			fflush(stdout);
+			continue;
+		}
+		if (fd == STDIN_FILENO)
+			break;
+		/* Idle: auditd writes whole events, so what is open is complete. */
+		if (++idle == 2) {
+			flush_events();
+			fflush(stdout);
+		}
+		if (stat(path, &a) == 0 && fstat(fd, &b) == 0 && a.st_ino != b.st_ino) {
+			int nfd = open(path, O_RDONLY | O_CLOEXEC);
+
+			if (nfd >= 0) {
+				(void)read_all(rd, fd);
+				close(fd);
+				fd = nfd;
+				rd->lineno = 0;
+				continue;
+			}
+		}
+		(void)poll(NULL, 0, 250);
+	}
+	drain(rd, 1);
+	if (fd != STDIN_FILENO)
+		close(fd);
+}
+
+/* Default inputs: audit.log.N, highest N (oldest) first, then audit.log. */
+static size_t
+default_inputs(char ***out)
+{
+	glob_t gl;
+	char **v;
+	size_t n = 0;
+
+	memset(&gl, 0, sizeof(gl));
+	(void)glob(AUDIT_LOG ".[0-9]*", 0, NULL, &gl);
+	if ((v = calloc(gl.gl_pathc + 2, sizeof(*v))) == NULL)
+		die(EXIT_FATAL, "out of memory");
+	/* glob sorts as strings: audit.log.10 < audit.log.2; order by number instead. */
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		char *end;
+		unsigned long k = strtoul(gl.gl_pathv[i] + strlen(AUDIT_LOG) + 1, &end, 10);
+
+		if (*end != '\0')
+			continue;
+		size_t j = n;
+		while (j > 0 && strtoul(v[j - 1] + strlen(AUDIT_LOG) + 1, NULL, 10) < k) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		if ((v[j] = strdup(gl.gl_pathv[i])) == NULL)
+			die(EXIT_FATAL, "out of memory");
+		n++;
+	}
+	globfree(&gl);
+	if ((v[n++] = strdup(AUDIT_LOG)) == NULL)
+		die(EXIT_FATAL, "out of memory");
+	*out = v;
+	return n;
+}
+
+static int
+parse_kinds(const char *s)
+{
+	int k = 0;
+	char *dup = strdup(s), *save = NULL;
+
+	if (dup == NULL)
+		die(EXIT_FATAL, "out of memory");
+	for (char *t = strtok_r(dup, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+
+		for (int i = 0; i < AB_KIND_N; i++)
+			if (strcmp(t, ab_kind_name[i]) == 0) {
+				k |= 1 << i;
+				found = 1;
+			}
+		if (!found)
+			die(EXIT_USAGE, "--kind %s: expected landlock, seccomp or dac", t);
+	}
+	free(dup);
+	return k;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "session", required_argument, NULL, 's' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "utc", no_argument, NULL, 'z' },
+		{ "engine", required_argument, NULL, 'e' },
+		{ "kernel-status", no_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ab_filter flt = { 0 };
+	struct ab_out out = { .f = stdout };
+	struct ab_review *rv;
+	struct reader rd = { 0 };
+	enum cmd cmd = CMD_DENIALS;
+	char **inputs = NULL;
+	size_t ninputs = 0;
+	int c, auparse_engine = 0, follow_mode = 0, kernel = 0, incomplete, last_fd = -1;
+	uint64_t now = (uint64_t)time(NULL);
+	char *end;
+
+	/* 1. What to answer: the command, its filters, the output form. */
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if ((inputs = realloc(inputs, (ninputs + 2) * sizeof(*inputs))) == NULL)
+				die(EXIT_FATAL, "out of memory");
+			inputs[ninputs++] = optarg;
+			break;
+		case 's':
+			errno = 0;
+			flt.session = strtoull(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg)
+				die(EXIT_USAGE, "--session %s: expected a number", optarg);
+			flt.have_session = 1;
+			break;
+		case 'u':
+			flt.user = optarg;
+			break;
+		case 'S':
+			if (ab_parse_time(optarg, now, &flt.since) != 0)
+				die(EXIT_USAGE, "--since %s: not a time (see --help)", optarg);
+			flt.have_since = 1;
+			break;
+		case 'U':
+			if (ab_parse_time(optarg, now, &flt.until) != 0)
+				die(EXIT_USAGE, "--until %s: not a time (see --help)", optarg);
+			flt.have_until = 1;
+			break;
+		case 'k':
+			flt.kinds = parse_kinds(optarg);
+			break;
+		case 'p':
+			flt.path = optarg;
+			break;
+		case 'j':
+			out.json = 1;
+			break;
+		case 'f':
+			follow_mode = 1;
+			break;
+		case 'z':
+			out.utc = 1;
+			break;
+		case 'e':
+			if (strcmp(optarg, "auparse") == 0)
+				auparse_engine = 1;
+			else if (strcmp(optarg, "fast") != 0)
+				die(EXIT_USAGE, "--engine %s: expected fast or auparse", optarg);
+			break;
+		case 'K':
+			kernel = 1;
+			break;
+		case 'q':
+			st.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind], "denials") == 0)
+			cmd = CMD_DENIALS;
+		else if (strcmp(argv[optind], "sessions") == 0)
+			cmd = CMD_SESSIONS;
+		else if (strcmp(argv[optind], "summary") == 0)
+			cmd = CMD_SUMMARY;
+		else
+			die(EXIT_USAGE, "unknown command '%s' (denials, sessions, summary)", argv[optind]);
+		if (++optind < argc)
+			die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	}
+	if (follow_mode && cmd != CMD_DENIALS)
+		die(EXIT_USAGE, "--follow works with the denials command");
+	out.tty = isatty(STDOUT_FILENO);
+	if (follow_mode)
+		setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* 2. Where to read: the host's logs in rotation order, or what was named. */
+	if (ninputs == 0) {
+		ninputs = default_inputs(&inputs);
+		kernel = 1;	/* this host's logs: its kernel's lost counter applies */
+	}
+
+	/* 3. The machinery: review state, and an engine that assembles events into it. */
+	if (ab_review_new(&flt, cmd == CMD_DENIALS ? ab_out_denial : NULL, &out, &rv) != 0)
+		die(EXIT_FATAL, "out of memory");
+	if ((auparse_engine ? ab_aup_new(ab_review_event, rv, &st.aup) :
+	    ab_group_new(ab_review_event, rv, &st.g)) != 0)
+		die(EXIT_FATAL, "cannot set up the %s engine", auparse_engine ? "auparse" : "fast");
+	if ((rd.buf = malloc(CHUNK + AB_LINE_MAX + 1)) == NULL)
+		die(EXIT_FATAL, "out of memory");
+
+	/* 4. Read every input in order, one pass; warn and go on past anything unreadable. */
+	for (size_t i = 0; i < ninputs && !stop; i++) {
+		int is_stdin = strcmp(inputs[i], "-") == 0, fd, r;
+
+		fd = is_stdin ? STDIN_FILENO : open(inputs[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			/* A rotated file vanishing between glob and open is rotation, not loss. */
+			if (errno == ENOENT && i + 1 < ninputs && strcmp(inputs[i], AUDIT_LOG) != 0)
+				continue;
+			fprintf(stderr, PROG ": cannot read %s: %s\n", inputs[i], strerror(errno));
+			st.x.files_failed++;
+			continue;
+		}
+		if (st.x.oldest_file == NULL)
+			st.x.oldest_file = inputs[i];
+		rd.name = is_stdin ? "(stdin)" : inputs[i];
+		rd.lineno = 0;
+		rd.len = 0;
+		rd.skipping = 0;
+		if (follow_mode && i + 1 == ninputs) {
+			last_fd = fd;
+			st.x.files_read++;
+			break;
+		}
+		if ((r = read_all(&rd, fd)) != 0) {
+			fprintf(stderr, PROG ": read %s: %s\n", inputs[i], strerror(-r));
+			st.x.files_failed++;
+		} else
+			st.x.files_read++;
+		if (!is_stdin)
+			close(fd);
+	}
+	if (last_fd >= 0)
+		follow(&rd, inputs[ninputs - 1], last_fd);
+	if (st.x.files_read == 0)
+		die(EXIT_FATAL, "no input could be read: nothing to review");
+	flush_events();
+	ab_review_finish(rv);
+
+	/* 5. The answer: sessions or summary tables (denials were printed as they came). */
+	if (cmd == CMD_SESSIONS)
+		ab_out_sessions(&out, rv);
+	else if (cmd == CMD_SUMMARY)
+		ab_out_summary(&out, rv);
+
+	/* 6. Completeness, with every review: "no denials" must never mean "could not see". */
+	{
+		const struct ab_group_stats *gs = st.aup ? ab_aup_stats(st.aup) : ab_group_stats(st.g);
+
+		st.x.lines = st.aup ? rd.lineno : gs->lines;
+		st.x.records = gs->records;
+		st.x.events = gs->events;
+		st.x.late = gs->late;
+		st.x.dropped = gs->dropped;
+	}
+	if (kernel)
+		st.x.kernel_checked = ab_kernel_status(&st.x.kernel_lost, &st.x.backlog_limit) == 0 ?
+		    1 : -EPERM;
+	st.x.rs = ab_review_stats(rv);
+	st.x.cp = ab_review_complete(rv);
+	st.x.rv = rv;
+	st.x.filtered = flt.have_session || flt.user || flt.have_since || flt.have_until ||
+	    flt.kinds || flt.path;
+	if (!out.json && cmd == CMD_DENIALS && st.x.rs->denials == 0)
+		fputs("no denials in the records read\n", stdout);
+	fflush(stdout);
+	if (!out.json)
+		fputc('\n', stdout);
+	incomplete = ab_out_completeness(out.json ? stderr : stdout, out.json, &st.x);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die(EXIT_FATAL, "write: %s", strerror(errno));
+	ab_review_free(rv);
+	ab_group_free(st.g);
+	ab_aup_free(st.aup);
+	free(rd.buf);
+	return incomplete ? EXIT_INCOMPLETE : EXIT_COMPLETE;
+}

@@ -1,0 +1,589 @@
+/*
+ * Printing: the denial table (aligned on a terminal, tab-separated when piped), JSON
+ * lines, the sessions and summary tables, and the completeness report.
+ *
+ * Everything printed comes from a log the agent could write into (file names, comm,
+ * proctitle): on a terminal, control characters, invalid UTF-8 and bidirectional
+ * overrides are shown as \xNN / \u{NNNN}, so a hostile name cannot move the cursor,
+ * rewrite earlier lines or reorder what the reader sees.  In JSON, strings are escaped
+ * per RFC 8259 and invalid UTF-8 bytes become U+FFFD; the exact bytes of a path that is
+ * not valid UTF-8 are kept in "path_hex".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "review.h"
+
+/* Length of the valid UTF-8 sequence at P (max N bytes), its code point in *cp; 0 if
+ * invalid (overlong forms, surrogates and > U+10FFFF are invalid too). */
+static size_t
+utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	uint32_t c;
+	size_t len, i;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		c = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		c = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		c = p[0] & 0x07;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static int
+valid_utf8(struct ab_str s)
+{
+	uint32_t cp;
+	size_t i = 0, l;
+
+	while (i < s.n) {
+		if ((l = utf8_seq((const unsigned char *)s.p + i, s.n - i, &cp)) == 0)
+			return 0;
+		i += l;
+	}
+	return 1;
+}
+
+/* Terminal-safe text, at most WIDTH characters (0: no limit); returns columns used. */
+static size_t
+put_safe(FILE *f, struct ab_str s, size_t width)
+{
+	size_t i = 0, cols = 0, l;
+	uint32_t cp;
+	char tmp[16];
+
+	/* A column that cannot hold it all keeps one cell for the ellipsis. */
+	if (width > 1 && s.n > width)
+		width--;
+
+	while (i < s.n) {
+		const unsigned char *p = (const unsigned char *)s.p + i;
+		int bad;
+
+		l = utf8_seq(p, s.n - i, &cp);
+		bad = l == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+		    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+		    cp == 0x200e || cp == 0x200f || cp == '\\';
+		if (bad) {
+			int k = cp == '\\' && l == 1 ? snprintf(tmp, sizeof(tmp), "\\\\") :
+			    l == 0 || cp < 0x80 ? snprintf(tmp, sizeof(tmp), "\\x%02x", p[0]) :
+			    snprintf(tmp, sizeof(tmp), "\\u{%04x}", cp);
+
+			if (l == 0)
+				l = 1;
+			if (width && cols + (size_t)k > width)
+				break;
+			fputs(tmp, f);
+			cols += (size_t)k;
+		} else {
+			if (width && cols + 1 > width)
+				break;
+			fwrite(p, 1, l, f);
+			cols++;
+		}
+		i += l;
+	}
+	if (width && i < s.n) {
+		/* Truncated: mark it, so nobody mistakes a prefix for the whole name. */
+		fputs("…", f);
+		cols++;
+	}
+	return cols;
+}
+
+static void
+put_col(FILE *f, struct ab_str s, size_t width)
+{
+	size_t c = put_safe(f, s, width);
+
+	for (; c < width + 1; c++)
+		fputc(' ', f);
+}
+
+static struct ab_str
+S(const char *s)
+{
+	return (struct ab_str){ s ? s : "", s ? strlen(s) : 0 };
+}
+
+static void
+json_str(FILE *f, struct ab_str s)
+{
+	size_t i = 0, l;
+	uint32_t cp;
+
+	fputc('"', f);
+	while (i < s.n) {
+		const unsigned char *p = (const unsigned char *)s.p + i;
+
+		l = utf8_seq(p, s.n - i, &cp);
+		if (l == 0) {
+			fputs("\\ufffd", f);
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\')
+			fprintf(f, "\\%c", (int)cp);
+		else if (cp < 0x20 || cp == 0x7f)
+			fprintf(f, "\\u%04x", cp);
+		else if (cp == 0x2028 || cp == 0x2029)
+			fprintf(f, "\\u%04x", cp);	/* break JavaScript embedders otherwise */
+		else
+			fwrite(p, 1, l, f);
+		i += l;
+	}
+	fputc('"', f);
+}
+
+static void
+json_str_or_null(FILE *f, struct ab_str s)
+{
+	if (s.n == 0)
+		fputs("null", f);
+	else
+		json_str(f, s);
+}
+
+static void
+json_u64(FILE *f, uint64_t v)
+{
+	if (v == AB_UNSET32)
+		fputs("null", f);
+	else
+		fprintf(f, "%ju", (uintmax_t)v);
+}
+
+static void
+fmt_time(char *buf, size_t cap, uint64_t sec, uint32_t ms, int utc, int iso)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if ((utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)) == NULL) {
+		snprintf(buf, cap, "@%ju", (uintmax_t)sec);
+		return;
+	}
+	if (iso)
+		snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+	else
+		strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static void
+denial_json(FILE *f, const struct ab_denial *d)
+{
+	char t[64];
+
+	fmt_time(t, sizeof(t), d->sec, d->ms, 1, 1);
+	fprintf(f, "{\"v\":1,\"time\":\"%s\",\"serial\":%ju,\"node\":", t, (uintmax_t)d->serial);
+	json_str_or_null(f, d->node);
+	fputs(",\"session\":", f);
+	json_u64(f, d->ses);
+	fputs(",\"user\":", f);
+	json_str_or_null(f, S(d->user));
+	fputs(",\"uid\":", f);
+	json_u64(f, d->uid);
+	fputs(",\"auid\":", f);
+	json_u64(f, d->auid);
+	fputs(",\"pid\":", f);
+	json_u64(f, d->pid);
+	fputs(",\"exe\":", f);
+	json_str_or_null(f, d->exe);
+	fputs(",\"comm\":", f);
+	json_str_or_null(f, d->comm);
+	fprintf(f, ",\"kind\":\"%s\",\"access\":", ab_kind_name[d->kind]);
+	json_str_or_null(f, d->access);
+	fputs(",\"path\":", f);
+	json_str_or_null(f, d->path);
+	if (d->path.n > 0 && !valid_utf8(d->path)) {
+		fputs(",\"path_hex\":\"", f);
+		for (size_t i = 0; i < d->path.n; i++)
+			fprintf(f, "%02x", (unsigned char)d->path.p[i]);
+		fputc('"', f);
+	}
+	fputs(",\"host_path\":", f);
+	if (d->host_path_note == NULL)
+		json_str_or_null(f, d->path);
+	else {
+		fputs("null,\"host_path_note\":", f);
+		json_str(f, S(d->host_path_note));
+	}
+	fputs(",\"addr\":", f);
+	json_str_or_null(f, d->addr);
+	fputs(",\"syscall\":", f);
+	json_str_or_null(f, S(d->syscall));
+	fputs(",\"exit\":", f);
+	if (d->has_exit)
+		fprintf(f, "%ld", d->exit);
+	else
+		fputs("null", f);
+	fputs(",\"domain\":", f);
+	json_str_or_null(f, d->domain);
+	fputs(",\"rule\":", f);
+	json_str(f, S(d->rule));
+	fputs("}\n", f);
+}
+
+static const size_t W_TIME = 19, W_SES = 6, W_USER = 10, W_KIND = 8, W_ACC = 18, W_SYS = 10,
+    W_PROG = 14;
+
+void
+ab_out_denial(void *arg, const struct ab_denial *d)
+{
+	struct ab_out *o = arg;
+	FILE *f = o->f;
+	char t[64], ses[24];
+	struct ab_str obj = d->path.n > 0 ? d->path : d->addr, prog = d->comm;
+
+	if (o->json) {
+		denial_json(f, d);
+		return;
+	}
+	if (!o->header_done) {
+		o->header_done = 1;
+		if (o->tty)
+			fprintf(f, "%-*s %-*s %-*s %-*s %-*s %-*s %-*s %s\n", (int)W_TIME, "TIME",
+			    (int)W_SES, "SES", (int)W_USER, "USER", (int)W_KIND, "KIND",
+			    (int)W_ACC, "ACCESS", (int)W_SYS, "SYSCALL", (int)W_PROG, "PROGRAM",
+			    "OBJECT");
+		else
+			fputs("#time\tserial\tsession\tuser\tkind\taccess\tsyscall\tprogram\tobject\n", f);
+	}
+	fmt_time(t, sizeof(t), d->sec, d->ms, o->utc, 0);
+	if (d->ses == AB_UNSET32)
+		snprintf(ses, sizeof(ses), "-");
+	else
+		snprintf(ses, sizeof(ses), "%ju", (uintmax_t)d->ses);
+	if (d->exe.n > 0) {
+		const char *slash = memrchr(d->exe.p, '/', d->exe.n);
+
+		prog = slash ? (struct ab_str){ slash + 1, d->exe.n - (slash + 1 - d->exe.p) } : d->exe;
+	}
+	if (o->tty) {
+		put_col(f, S(t), W_TIME);
+		put_col(f, S(ses), W_SES);
+		put_col(f, S(d->user ? d->user : "?"), W_USER);
+		put_col(f, S(ab_kind_name[d->kind]), W_KIND);
+		put_col(f, d->access, W_ACC);
+		put_col(f, S(d->syscall ? d->syscall : "-"), W_SYS);
+		put_col(f, prog, W_PROG);
+		put_safe(f, obj.n ? obj : S("-"), 0);
+		if (d->host_path_note != NULL && d->path.n > 0)
+			fprintf(f, "  (%s)", d->host_path_note);
+	} else {
+		fprintf(f, "%s\t%ju\t%s\t", t, (uintmax_t)d->serial, ses);
+		put_safe(f, S(d->user ? d->user : "?"), 0);
+		fprintf(f, "\t%s\t", ab_kind_name[d->kind]);
+		put_safe(f, d->access, 0);
+		fprintf(f, "\t%s\t", d->syscall ? d->syscall : "-");
+		put_safe(f, prog, 0);
+		fputc('\t', f);
+		put_safe(f, obj.n ? obj : S("-"), 0);
+	}
+	fputc('\n', f);
+}
+
+static void
+session_json(FILE *f, const struct ab_session *s)
+{
+	char t[64];
+
+	fprintf(f, "{\"v\":1,\"session\":%ju,\"node\":", (uintmax_t)s->ses);
+	json_str_or_null(f, S(s->node));
+	fputs(",\"user\":", f);
+	json_str_or_null(f, S(s->user));
+	fputs(",\"uid\":", f);
+	json_u64(f, s->uid);
+	fputs(",\"service\":", f);
+	json_str_or_null(f, S(s->service));
+	fputs(",\"tty\":", f);
+	json_str_or_null(f, S(s->tty));
+	fputs(",\"rhost\":", f);
+	json_str_or_null(f, S(s->rhost));
+	fputs(",\"start\":", f);
+	if (s->have_start) {
+		fmt_time(t, sizeof(t), s->start_sec, s->start_ms, 1, 1);
+		fprintf(f, "\"%s\"", t);
+	} else
+		fputs("null", f);
+	fputs(",\"end\":", f);
+	if (s->have_end) {
+		fmt_time(t, sizeof(t), s->end_sec, s->end_ms, 1, 1);
+		fprintf(f, "\"%s\"", t);
+	} else
+		fputs("null", f);
+	fputs(",\"digest\":", f);
+	json_str_or_null(f, S(s->digest));
+	fputs(",\"network\":", f);
+	json_str_or_null(f, S(s->network));
+	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,"
+	    "\"start_seen\":%s}\n", (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
+	    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC],
+	    s->have_start ? "true" : "false");
+}
+
+void
+ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
+{
+	const struct ab_session *s;
+	char st[64], en[64], ses[24], dg[16], from[200];
+
+	if (!o->json)
+		fprintf(o->f, o->tty ? "%-6s %-10s %-12s %-16s %-19s %-19s %-12s %s\n" :
+		    "#%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", "SES", "USER", "SERVICE", "FROM",
+		    "START", "END", "DIGEST", "DENIALS");
+	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++) {
+		if (o->json) {
+			session_json(o->f, s);
+			continue;
+		}
+		snprintf(ses, sizeof(ses), "%ju", (uintmax_t)s->ses);
+		if (s->have_start)
+			fmt_time(st, sizeof(st), s->start_sec, 0, o->utc, 0);
+		else
+			snprintf(st, sizeof(st), "(before the logs)");
+		if (s->have_end)
+			fmt_time(en, sizeof(en), s->end_sec, 0, o->utc, 0);
+		else
+			snprintf(en, sizeof(en), "(no end seen)");
+		snprintf(dg, sizeof(dg), "%.12s", s->digest[0] ? s->digest : "-");
+		snprintf(from, sizeof(from), "%s%s%s", s->rhost[0] && strcmp(s->rhost, "?") ?
+		    s->rhost : "", s->rhost[0] && strcmp(s->rhost, "?") && s->tty[0] ? " " : "",
+		    s->tty);
+		if (o->tty) {
+			put_col(o->f, S(ses), 6);
+			put_col(o->f, S(s->user[0] ? s->user : "?"), 10);
+			put_col(o->f, S(s->service[0] ? s->service : "?"), 12);
+			put_col(o->f, S(from[0] ? from : "-"), 16);
+			put_col(o->f, S(st), 19);
+			put_col(o->f, S(en), 19);
+			put_col(o->f, S(dg), 12);
+		} else {
+			fprintf(o->f, "%s\t", ses);
+			put_safe(o->f, S(s->user[0] ? s->user : "?"), 0);
+			fputc('\t', o->f);
+			put_safe(o->f, S(s->service[0] ? s->service : "?"), 0);
+			fputc('\t', o->f);
+			put_safe(o->f, S(from[0] ? from : "-"), 0);
+			fprintf(o->f, "\t%s\t%s\t%s\t", st, en, dg);
+		}
+		fprintf(o->f, "%ju (landlock %ju, seccomp %ju, dac %ju)\n", (uintmax_t)s->denials,
+		    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK], (uintmax_t)s->by_kind[AB_KIND_SECCOMP],
+		    (uintmax_t)s->by_kind[AB_KIND_DAC]);
+	}
+}
+
+static void
+top_print(FILE *f, int json, const char *what, const struct ab_top *t)
+{
+	struct ab_top_item it[5];
+	uint64_t other;
+	size_t n = ab_top_list(t, it, 5, &other);
+
+	if (json) {
+		fprintf(f, ",\"%s\":[", what);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s{\"name\":", i ? "," : "");
+			json_str(f, S(it[i].key));
+			fprintf(f, ",\"count\":%ju}", (uintmax_t)it[i].count);
+		}
+		fprintf(f, "],\"%s_other\":%ju", what, (uintmax_t)other);
+		return;
+	}
+	fprintf(f, "  top %s:\n", what);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "    %8ju  ", (uintmax_t)it[i].count);
+		put_safe(f, S(it[i].key), 0);
+		fputc('\n', f);
+	}
+	if (other > 0)
+		fprintf(f, "    %8ju  (others)\n", (uintmax_t)other);
+}
+
+void
+ab_out_summary(struct ab_out *o, const struct ab_review *rv)
+{
+	const struct ab_session *s;
+
+	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++) {
+		if (s->denials == 0 && !s->have_start)
+			continue;
+		if (o->json) {
+			fprintf(o->f, "{\"v\":1,\"session\":%ju,\"user\":", (uintmax_t)s->ses);
+			json_str_or_null(o->f, S(s->user));
+			fprintf(o->f, ",\"denials\":%ju,\"kinds\":{\"landlock\":%ju,\"seccomp\":%ju,"
+			    "\"dac\":%ju}", (uintmax_t)s->denials,
+			    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
+			    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC]);
+			top_print(o->f, 1, "paths", s->paths);
+			top_print(o->f, 1, "programs", s->progs);
+			fputs("}\n", o->f);
+			continue;
+		}
+		fprintf(o->f, "session %ju", (uintmax_t)s->ses);
+		if (s->user[0]) {
+			fputs(" user ", o->f);
+			put_safe(o->f, S(s->user), 0);
+		}
+		fprintf(o->f, ": %ju denials (landlock %ju, seccomp %ju, dac %ju)\n",
+		    (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
+		    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC]);
+		top_print(o->f, 0, "paths", s->paths);
+		top_print(o->f, 0, "programs", s->progs);
+	}
+}
+
+/* ---- completeness ---------------------------------------------------------------------- */
+
+struct problems {
+	FILE	*f;
+	int	 json;
+	int	 n;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+problem(struct problems *p, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (p->json) {
+		fputs(p->n ? "," : "", p->f);
+		json_str(p->f, S(buf));
+	} else
+		fprintf(p->f, "  INCOMPLETE: %s\n", buf);
+	p->n++;
+}
+
+int
+ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
+{
+	struct ab_gap ex[5];
+	size_t nex = 0, nseg = 0, no_start = 0;
+	uint64_t seen = 0, missing;
+	const struct ab_session *s;
+	struct problems p = { .f = f, .json = json };
+	char t1[64], t2[64];
+
+	missing = ab_complete_gaps(x->cp, ex, 5, &nex, &nseg, &seen);
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++)
+		if (!s->have_start && s->denials > 0)
+			no_start++;
+	if (json)
+		fputs("{\"v\":1,\"completeness\":{\"problems\":[", f);
+	else {
+		fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, 0, 0);
+		fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, 0, 0);
+		fprintf(f, "completeness: %zu file(s), %ju lines, %ju events, serials seen %ju in "
+		    "%zu run(s)%s%s%s%s%s\n", x->files_read, (uintmax_t)x->lines,
+		    (uintmax_t)x->events, (uintmax_t)seen, nseg, x->rs->oldest_sec ? ", " : "",
+		    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
+		    x->rs->oldest_sec ? t2 : "", "");
+	}
+	if (x->files_failed > 0)
+		problem(&p, "%zu input file(s) could not be read", x->files_failed);
+	if (x->kernel_checked < 0)
+		problem(&p, "kernel lost counter unreadable (%s): run as root", strerror(-x->kernel_checked));
+	else if (x->kernel_checked > 0 && x->kernel_lost > 0)
+		problem(&p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
+		    "denials may be missing", (uintmax_t)x->kernel_lost, (uintmax_t)x->backlog_limit);
+	if (missing > 0) {
+		char ranges[256] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < nex && off < sizeof(ranges) - 40; i++)
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) - off, "%s%.*s%s%ju..%ju",
+			    i ? ", " : "", (int)ex[i].node.n, ex[i].node.p, ex[i].node.n ? ":" : "",
+			    (uintmax_t)ex[i].lo, (uintmax_t)ex[i].hi);
+		problem(&p, "%ju serial(s) missing inside the range read (%s%s): events that "
+		    "reached no log file", (uintmax_t)missing, ranges, nex < 5 ? "" : ", ...");
+	}
+	if (x->rs->domains_short > 0)
+		problem(&p, "%ju Landlock domain(s) counted more denials than the log holds "
+		    "(%ju record(s) missing; %s)", (uintmax_t)x->rs->domains_short,
+		    (uintmax_t)x->rs->domains_records_missing, x->rs->short_example);
+	if (x->malformed + x->overlong + x->nul_lines > 0)
+		problem(&p, "%ju line(s) skipped as unreadable (%ju malformed, %ju longer than %d "
+		    "bytes, %ju with NUL bytes)", (uintmax_t)(x->malformed + x->overlong),
+		    (uintmax_t)x->malformed, (uintmax_t)x->overlong, AB_LINE_MAX,
+		    (uintmax_t)x->nul_lines);
+	if (x->late > 0)
+		problem(&p, "%ju record(s) arrived after their event was closed (reported on their own)",
+		    (uintmax_t)x->late);
+	if (x->dropped > 0)
+		problem(&p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
+		    AB_EVENT_MAXREC);
+	if (x->rs->daemon_abort + x->rs->daemon_err > 0)
+		problem(&p, "auditd reported %ju error(s)/abort(s) (DAEMON_ERR/DAEMON_ABORT)",
+		    (uintmax_t)(x->rs->daemon_err + x->rs->daemon_abort));
+	if (no_start > 0)
+		problem(&p, "%zu session(s) with denials started before the oldest record read "
+		    "(their start, and maybe earlier denials, are in rotated-away logs%s%s)",
+		    no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
+	if (x->rs->domains_partial > 0)
+		problem(&p, "%ju Landlock domain(s) created before the oldest record read have "
+		    "denials outside the logs read", (uintmax_t)x->rs->domains_partial);
+	if (json) {
+		fprintf(f, "],\"complete\":%s,\"files\":%zu,\"lines\":%ju,\"events\":%ju,"
+		    "\"serials_seen\":%ju,\"serials_missing\":%ju,\"boots\":%zu,\"kernel_lost\":",
+		    p.n ? "false" : "true", x->files_read, (uintmax_t)x->lines, (uintmax_t)x->events,
+		    (uintmax_t)seen, (uintmax_t)missing, nseg);
+		if (x->kernel_checked > 0)
+			fprintf(f, "%ju", (uintmax_t)x->kernel_lost);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
+		    "\"denials\":%ju,\"denials_before_filters\":%ju}}\n",
+		    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
+		    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all);
+		return p.n > 0;
+	}
+	if (x->kernel_checked == 0)
+		fprintf(f, "  note: kernel lost counter not checked (--input: the log may come from "
+		    "another host; --kernel-status checks this one)\n");
+	else if (x->kernel_checked > 0)
+		fprintf(f, "  kernel: 0 records lost since boot (backlog limit %ju)\n",
+		    (uintmax_t)x->backlog_limit);
+	fprintf(f, "  Landlock: %ju domain(s) checked against their denial counts, %ju still open\n",
+	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open);
+	if (x->rs->daemon_start > 1)
+		fprintf(f, "  note: auditd started %ju times in this range\n",
+		    (uintmax_t)x->rs->daemon_start);
+	if (p.n == 0)
+		fprintf(f, "  COMPLETE: every serial in the range is present; %ju denial(s)%s\n",
+		    (uintmax_t)x->rs->denials, x->filtered ? " match the filters" : "");
+	else
+		fprintf(f, "  => the record is NOT known to be complete: %ju denial(s) shown%s; "
+		    "more may have happened\n", (uintmax_t)x->rs->denials,
+		    x->filtered ? " (after filters)" : "");
+	return p.n > 0;
+}

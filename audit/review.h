@@ -1,0 +1,282 @@
+/*
+ * agentbox-audit internals: one audit log line (record.c), records grouped into events
+ * (group.c: the streaming fast path; auparse.c: libauparse, the reference), events turned
+ * into denials, sessions and completeness facts (analyze.c, complete.c), and printed
+ * (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
+ * only main.c and output.c write to stdout/stderr.
+ */
+#ifndef AB_REVIEW_H
+#define AB_REVIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Longest line we accept.  The kernel's records are under 9 KiB (MAX_AUDIT_MESSAGE_LENGTH
+ * 8970) and the enriched suffix adds at most a few KiB: anything longer is corrupt or
+ * hostile, is skipped with a warning, and counts against completeness. */
+#define AB_LINE_MAX	(64 * 1024)
+
+/* A length-delimited byte string: decoded audit values may hold any byte, NUL included. */
+struct ab_str {
+	const char	*p;
+	size_t		 n;
+};
+
+/* Record types we tell apart; everything else is AB_T_OTHER. */
+enum ab_type {
+	AB_T_OTHER = 0,
+	AB_T_SYSCALL,
+	AB_T_PATH,
+	AB_T_CWD,
+	AB_T_PROCTITLE,
+	AB_T_SOCKADDR,
+	AB_T_OBJ_PID,
+	AB_T_EOE,
+	AB_T_LL_ACCESS,		/* LANDLOCK_ACCESS, or UNKNOWN[1423] from older auditd */
+	AB_T_LL_DOMAIN,		/* LANDLOCK_DOMAIN, or UNKNOWN[1424] */
+	AB_T_SECCOMP,
+	AB_T_TRUSTED_APP,
+	AB_T_LOGIN,
+	AB_T_DAEMON,		/* auditd's own DAEMON_* records: not kernel serials */
+	AB_T_USER,		/* other user-space records (1100-1299, 2100-2999): one per event */
+	AB_T_NTYPES
+};
+
+/* One parsed line.  Pointers point into the caller's line; nothing is copied. */
+struct ab_rec {
+	const char	*line;
+	size_t		 len;
+	struct ab_str	 node;		/* empty without a node= prefix */
+	struct ab_str	 type;		/* as printed: "SYSCALL", "UNKNOWN[1423]" */
+	enum ab_type	 t;
+	uint64_t	 sec;		/* msg=audit(SEC.MS:SERIAL) */
+	uint32_t	 ms;
+	uint64_t	 serial;
+	struct ab_str	 body;		/* the fields, up to the enriched separator */
+	struct ab_str	 enr;		/* after 0x1d (log_format = ENRICHED), else empty */
+};
+
+/*
+ * Parse the header of LINE (no newline).  Returns 0, or -EINVAL when the line is not an
+ * audit record (no type=, no msg=audit(...), numbers out of range).  Fields are found on
+ * demand with ab_rec_field(), which is what keeps the fast path fast.
+ */
+int	ab_rec_parse(const char *line, size_t len, struct ab_rec *r);
+
+/* Classify a type name ("SYSCALL", "UNKNOWN[1423]", "LANDLOCK_ACCESS", ...). */
+enum ab_type ab_type_of(const char *name, size_t n);
+
+/*
+ * Find field KEY in the record body; *v is the raw value (quotes kept, hex not decoded).
+ * User-space records carry their own fields inside msg='...': with INNER those are
+ * searched first, otherwise the outer ones are.  Returns 0 or -ENOENT.
+ */
+int	ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *v);
+/* The same for the enriched translations (UID="root", SYSCALL=openat, ...). */
+int	ab_rec_enriched(const struct ab_rec *r, const char *key, struct ab_str *v);
+/* Field KEY as an unsigned decimal (or hex with BASE 16).  -ENOENT, -EINVAL, -ERANGE. */
+int	ab_rec_num(const struct ab_rec *r, const char *key, int inner, int base, uint64_t *out);
+
+/*
+ * Decode a raw value into OUT (capacity CAP, always NUL-terminated; *outn is the decoded
+ * length, which may include NUL bytes).  "quoted" loses its quotes; an unquoted value of
+ * a field the kernel or libaudit may hex-encode (path, name, cwd, exe, comm, proctitle,
+ * key, user, ...) that is all upper-case hex of even length is decoded; "(null)" and "?"
+ * give an empty string and return 1.  Returns 0, 1 (empty/unset), or -ENOSPC when CAP
+ * was too small (OUT then holds the truncated prefix).
+ */
+int	ab_val_decode(const char *key, struct ab_str raw, char *out, size_t cap, size_t *outn);
+
+/* ---- events ------------------------------------------------------------------------ */
+
+/* A complete event: its records in arrival order (all with one node and serial). */
+typedef void (*ab_event_fn)(void *arg, const struct ab_rec *recs, size_t n);
+
+struct ab_group_stats {
+	uint64_t	 lines;
+	uint64_t	 records;
+	uint64_t	 events;
+	uint64_t	 late;		/* records that arrived after their event was closed */
+	uint64_t	 dropped;	/* records beyond AB_EVENT_MAXREC in one event */
+};
+
+#define AB_EVENT_MAXREC	512
+
+struct ab_group;
+/* The streaming fast path: bounded memory, one pass.  See group.c for the rules. */
+int	ab_group_new(ab_event_fn fn, void *arg, struct ab_group **out);
+/* One line (no newline).  Returns 0 or -EINVAL (not an audit record: the caller warns). */
+int	ab_group_line(struct ab_group *g, const char *line, size_t len);
+/* Close every open event (end of input, or --follow idle). */
+void	ab_group_flush(struct ab_group *g);
+const struct ab_group_stats *ab_group_stats(const struct ab_group *g);
+void	ab_group_free(struct ab_group *g);
+
+/* The libauparse engine: same callback, events assembled by libauparse. */
+struct ab_aup;
+int	ab_aup_new(ab_event_fn fn, void *arg, struct ab_aup **out);
+int	ab_aup_feed(struct ab_aup *a, const char *data, size_t len);
+void	ab_aup_flush(struct ab_aup *a);
+const struct ab_group_stats *ab_aup_stats(const struct ab_aup *a);
+void	ab_aup_free(struct ab_aup *a);
+
+/* ---- the review ---------------------------------------------------------------------- */
+
+enum ab_kind { AB_KIND_LANDLOCK = 0, AB_KIND_SECCOMP, AB_KIND_DAC, AB_KIND_N };
+extern const char *const ab_kind_name[AB_KIND_N];
+
+#define AB_UNSET32	4294967295ULL	/* auid/ses "unset" */
+
+/* One denial, everything decoded.  Strings are valid until the callback returns. */
+struct ab_denial {
+	uint64_t	 sec;
+	uint32_t	 ms;
+	uint64_t	 serial;
+	struct ab_str	 node;
+	uint64_t	 ses;		/* AB_UNSET32: none */
+	const char	*user;		/* name, or NULL */
+	uint64_t	 uid, auid, pid;	/* AB_UNSET32 when unknown */
+	struct ab_str	 exe, comm;
+	enum ab_kind	 kind;
+	struct ab_str	 access;	/* fs.read_file / net.connect_tcp / syscall / EACCES */
+	struct ab_str	 path;		/* as the process saw it (absolute when CWD allowed) */
+	const char	*host_path_note;	/* NULL: same as path; else why it differs */
+	struct ab_str	 addr;		/* net: "127.0.0.1:443"; signal: "pid 12 (comm)" */
+	const char	*syscall;	/* name from libaudit, or NULL */
+	long		 exit;		/* syscall return, 0 if unknown */
+	int		 has_exit;
+	struct ab_str	 domain;	/* Landlock domain id (hex) */
+	char		 rule[64];	/* "landlock domain 1d5..", "seccomp errno(1)", "audit key agentbox" */
+};
+
+#endif /* AB_REVIEW_H */
+
+/* ---- completeness (complete.c) ----------------------------------------------------- */
+
+struct ab_complete;
+int	ab_complete_new(struct ab_complete **out);
+void	ab_complete_free(struct ab_complete *c);
+/* One kernel event seen (DAEMON_* records excluded: auditd numbers those itself). */
+int	ab_complete_serial(struct ab_complete *c, struct ab_str node, uint64_t serial, uint64_t sec);
+
+struct ab_gap {
+	struct ab_str	 node;		/* points into the completeness state */
+	uint64_t	 lo, hi;	/* missing serials lo..hi inclusive */
+};
+/* Totals: missing serials over every node and boot, the number of boots (segments), and
+ * up to MAX example gaps (largest first).  Returns the number of missing serials. */
+uint64_t ab_complete_gaps(const struct ab_complete *c, struct ab_gap *ex, size_t max,
+	    size_t *nex, size_t *nsegments, uint64_t *serials_seen);
+
+/* Kernel status over netlink (needs CAP_AUDIT_CONTROL): lost records since boot and the
+ * backlog limit.  Returns 0 or -errno. */
+int	ab_kernel_status(uint64_t *lost, uint64_t *backlog_limit);
+
+/* ---- the analysis (analyze.c) -------------------------------------------------------- */
+
+struct ab_filter {
+	int		 have_session;
+	uint64_t	 session;
+	const char	*user;		/* name or decimal uid */
+	int		 have_since, have_until;
+	uint64_t	 since, until;	/* epoch seconds */
+	int		 kinds;		/* bit mask of 1 << ab_kind; 0 = all */
+	const char	*path;		/* prefix (directory boundary) or glob */
+};
+
+typedef void (*ab_denial_fn)(void *arg, const struct ab_denial *d);
+
+struct ab_top;
+
+struct ab_session {
+	uint64_t	 nodehash;
+	uint64_t	 ses;
+	char		 node[64];
+	char		 user[64];
+	uint64_t	 uid;
+	char		 service[64];
+	char		 tty[64];
+	char		 rhost[128];
+	char		 digest[72];
+	char		 network[16];
+	uint64_t	 init_pid;
+	uint64_t	 start_sec, end_sec;
+	uint32_t	 start_ms, end_ms;
+	int		 have_start, have_end;
+	char		 end_reason[32];
+	uint64_t	 first_sec;	/* first record of the session seen, any kind */
+	uint64_t	 denials;
+	uint64_t	 by_kind[AB_KIND_N];
+	struct ab_top	*paths, *progs;	/* summary: counts by path and by executable */
+};
+
+struct ab_review_stats {
+	uint64_t	 denials;		/* after filters */
+	uint64_t	 denials_all;		/* before filters */
+	uint64_t	 refused;		/* op=agentbox-session-refused */
+	uint64_t	 daemon_start, daemon_end, daemon_abort, daemon_err, daemon_rotate;
+	uint64_t	 domains_checked, domains_short, domains_records_missing;
+	uint64_t	 domains_partial, domains_open;
+	uint64_t	 oldest_sec, newest_sec;
+	char		 short_example[160];
+};
+
+struct ab_review;
+/* FN gets every denial that passes FILTER (may be NULL: sessions/summary only). */
+int	ab_review_new(const struct ab_filter *filter, ab_denial_fn fn, void *arg,
+	    struct ab_review **out);
+/* The ab_event_fn to give an engine, with the review as its argument. */
+void	ab_review_event(void *review, const struct ab_rec *recs, size_t n);
+/* End of input: domains still open, sessions without a start. */
+void	ab_review_finish(struct ab_review *rv);
+const struct ab_review_stats *ab_review_stats(const struct ab_review *rv);
+struct ab_complete *ab_review_complete(struct ab_review *rv);
+/* Sessions in order of first appearance; NULL past the end. */
+const struct ab_session *ab_review_session(const struct ab_review *rv, size_t i);
+void	ab_review_free(struct ab_review *rv);
+
+/* Top-N counting with bounded memory (analyze.c): at most AB_TOP_MAX distinct keys,
+ * the rest counted as "other". */
+#define AB_TOP_MAX	1024
+struct ab_top_item {
+	char		*key;
+	uint64_t	 count;
+};
+size_t	ab_top_list(const struct ab_top *t, struct ab_top_item *out, size_t max,
+	    uint64_t *other);
+
+/* Parse --since/--until: epoch, @epoch, YYYY-MM-DD[ HH:MM[:SS]] (local time, T allowed),
+ * now, today, yesterday, or N[smhd] ago.  Returns 0 or -EINVAL. */
+int	ab_parse_time(const char *s, uint64_t now, uint64_t *out);
+
+/* ---- output (output.c) ---------------------------------------------------------------- */
+
+struct ab_out {
+	FILE		*f;
+	int		 json;
+	int		 tty;		/* aligned, truncated columns; else tab-separated */
+	int		 utc;		/* table times in UTC rather than local time */
+	int		 header_done;
+};
+
+void	ab_out_denial(void *out, const struct ab_denial *d);
+void	ab_out_sessions(struct ab_out *o, const struct ab_review *rv);
+void	ab_out_summary(struct ab_out *o, const struct ab_review *rv);
+
+/* Everything the completeness report says, gathered by main. */
+struct ab_facts {
+	uint64_t	 lines, records, events, late, dropped;
+	uint64_t	 malformed, overlong, nul_lines, truncated_last;
+	size_t		 files_read, files_failed;
+	const char	*oldest_file;
+	int		 kernel_checked;	/* 1 ok, 0 not asked (--input), -errno failed */
+	uint64_t	 kernel_lost, backlog_limit;
+	const struct ab_review_stats *rs;
+	struct ab_complete *cp;
+	const struct ab_review *rv;
+	int		 filtered;
+};
+/* Print the report to F (text, or one JSON object); returns 1 if the record is not
+ * known to be complete, else 0. */
+int	ab_out_completeness(FILE *f, int json, const struct ab_facts *x);
