@@ -74,3 +74,9 @@ uninstall-policy:
 
 INSTALL   += install-policy
 UNINSTALL += uninstall-policy
+
+# agentbox check, built alone for its tests (the agentbox binary is admin/build.mk's).
+$(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.h \
+    $(POLICY_LIB_SAN) | $(B)/tests
+	$(CC) $(CFLAGS) $(SAN) -o $@ tests/unit/policy_check_main.c admin/check.c \
+	  $(POLICY_LIB_SAN) $(POLICY_LIBS)

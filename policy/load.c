@@ -335,6 +335,20 @@ ab_policy_load(const char *root, const char *user, struct ab_policy **out,
 }
 
 int
+ab_policy_load_file(const char *file, const char *user, struct ab_policy **out,
+    struct ab_diag *diag)
+{
+	int r;
+
+	*out = NULL;
+	if (file == NULL || user == NULL)
+		return -EINVAL;
+	if ((r = run(NULL, file, user, out, NULL, diag)) != 0)
+		return r;
+	return *out != NULL ? 0 : -ENOENT;
+}
+
+int
 ab_policy_check(const char *root, const char *file, struct ab_strv *users,
     struct ab_diag *diag)
 {

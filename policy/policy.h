@@ -38,6 +38,7 @@ struct ab_strv {
 	char	**v;
 	size_t	  n;
 };
+void	ab_strv_free(struct ab_strv *sv);	/* frees the strings and the vector */
 
 /*
  * A compiled policy for one user: defaults merged with [user:NAME].  List keys
@@ -75,7 +76,12 @@ void	ab_diag_free(struct ab_diag *diag);
  * policy files (for tests): paths inside the policy are host paths.
  * Every file and directory read must be owned by root, not group- or world-writable and
  * not a symlink; files are opened O_NOFOLLOW, checked with fstat on the open fd, read
- * whole, hashed and parsed from memory.
+ * whole (at most 4 MiB), hashed and parsed from memory.  (A caller that is not root,
+ * e.g. "agentbox check" run by a person or the unit tests, also accepts files it owns:
+ * it confines nobody.)  A missing agentbox.conf is read as empty here (policy.d/ may
+ * still enroll users); ab_policy_check reports it.  The digest is SHA-256 over, for each
+ * file in order: its path under ROOT, a NUL, its length as 8 bytes big-endian, its bytes
+ * (policy/digest.c).
  * Returns 0 with *out set; -ENOENT if USER has no [user:NAME] section (not enrolled);
  * -EINVAL if the policy is malformed (diag says where); another -errno on I/O or safety
  * failure (diag says which file).  The whole policy set is validated, not only USER's
@@ -92,6 +98,13 @@ int	ab_policy_load(const char *root, const char *user, struct ab_policy **out,
 int	ab_policy_check(const char *root, const char *file, struct ab_strv *users,
 	    struct ab_diag *diag);
 
+/*
+ * Like ab_policy_load, for the one policy FILE (a path, read under the same safety
+ * rules, no policy.d): what "agentbox check FILE" prints.  Additive to the first API.
+ */
+int	ab_policy_load_file(const char *file, const char *user, struct ab_policy **out,
+	    struct ab_diag *diag);
+
 void	ab_policy_free(struct ab_policy *p);
 
 /*
@@ -100,7 +113,10 @@ void	ab_policy_free(struct ab_policy *p);
  * Supports '*', '**', '?', '[...]' (with '!' or '^' negation and ranges), '\' escapes,
  * a leading '/' anchoring to the root, a pattern with an inner '/' being anchored too,
  * and a trailing '/' matching directories only.  Returns 1 on match, 0 otherwise.
- * Never recurses without bound (iterative, or bounded by pattern length).
+ * PATH also matches when one of its parent directories does (as "git check-ignore"
+ * reports files inside an ignored directory), so "a/b" matches ".ssh/" for
+ * PATH ".ssh/id_rsa".  An invalid pattern (never in a validated policy) matches nothing.
+ * Never recurses: one pass over PATH, O(pattern x path) time, fixed memory.
  */
 int	ab_pattern_match(const char *pattern, const char *path, int is_dir);
 

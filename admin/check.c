@@ -1,0 +1,225 @@
+/*
+ * agentbox check [--root DIR] [--user NAME] [FILE]
+ *
+ * Validate the policy (ROOT/etc/agentbox/agentbox.conf and policy.d/, or the one FILE)
+ * and print the compiled policy of NAME, or of every enrolled user, as the PAM module
+ * would compile it.  Exit 0 when valid; 1 with every error as "FILE:LINE: reason" on
+ * stderr; 2 on a usage error.
+ */
+#define _GNU_SOURCE	/* secure_getenv */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "policy.h"
+
+#define LABEL_WIDTH 18
+
+const char *
+admin_policy_root(const char *opt_root)
+{
+	const char *env;
+
+	if (opt_root != NULL)
+		return opt_root;
+	/* secure_getenv: never taken from the environment of a setuid/setcap caller. */
+	env = secure_getenv("AGENTBOX_ROOT");
+	return env != NULL && env[0] != '\0' ? env : NULL;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: agentbox check [--root DIR] [--user NAME] [FILE]\n"
+	    "  Validate the agentbox policy and print what it compiles to.\n"
+	    "  --root DIR   read DIR/etc/agentbox/... (default $AGENTBOX_ROOT, else /)\n"
+	    "  --user NAME  print only NAME's policy\n"
+	    "  FILE         check this one file instead of the installed policy\n");
+}
+
+/* Print S with anything unprintable escaped: policy text must not drive the terminal. */
+static void
+put_value(const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+}
+
+static void
+put_scalar(const char *label, const char *value)
+{
+	printf("  %-*s ", LABEL_WIDTH, label);
+	put_value(value);
+	putchar('\n');
+}
+
+/* One item per line, the label on the first, so long lists stay readable. */
+static void
+put_list(const char *label, const struct ab_strv *sv)
+{
+	size_t i;
+
+	if (sv->n == 0) {
+		put_scalar(label, "(none)");
+		return;
+	}
+	for (i = 0; i < sv->n; i++)
+		put_scalar(i == 0 ? label : "", sv->v[i]);
+}
+
+static void
+put_network(const struct ab_policy *p)
+{
+	static const char *const names[] = { "none", "loopback", "host", "tcp" };
+	size_t i;
+
+	printf("  %-*s %s", LABEL_WIDTH, "network",
+	    (unsigned)p->network < 4 ? names[p->network] : "?");
+	for (i = 0; i < p->nports; i++)
+		printf("%c%u", i == 0 ? ':' : ',', (unsigned)p->ports[i]);
+	putchar('\n');
+}
+
+static void
+print_policy(const struct ab_policy *p)
+{
+	char hex[2 * AB_DIGEST_LEN + 1], abi[16];
+
+	ab_digest_hex(p->digest, hex);
+	printf("[user:");
+	put_value(p->user);
+	printf("]\n");
+	put_scalar("digest", hex);
+	put_list("project", &p->project);
+	put_list("read", &p->read);
+	put_list("write", &p->write);
+	put_list("mask", &p->mask);
+	put_list("protect", &p->protect);
+	put_network(p);
+	put_scalar("shell", p->shell);
+	put_list("env_keep", &p->env_keep);
+	snprintf(abi, sizeof(abi), "%d", p->landlock_min_abi);
+	put_scalar("landlock_min_abi", abi);
+	put_scalar("audit", p->audit == AB_AUDIT_REQUIRED ? "required" : "best-effort");
+}
+
+static void
+print_diag(const struct ab_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		fputs(d->msg[i], stderr);
+		fputc('\n', stderr);
+	}
+}
+
+/* Compile and print USER's policy.  0, or 1 after printing why not. */
+static int
+show_user(const char *root, const char *file, const char *user)
+{
+	struct ab_diag diag = { 0 };
+	struct ab_policy *p = NULL;
+	int r;
+
+	if (file != NULL)
+		r = ab_policy_load_file(file, user, &p, &diag);
+	else
+		r = ab_policy_load(root, user, &p, &diag);
+	if (r != 0) {
+		print_diag(&diag);
+		if (r == -ENOENT)
+			fprintf(stderr, "agentbox check: %s is not enrolled (no [user:%s] section)\n",
+			    user, user);
+		else
+			fprintf(stderr, "agentbox check: %s: %s\n", user, strerror(-r));
+		ab_diag_free(&diag);
+		return 1;
+	}
+	print_policy(p);
+	ab_policy_free(p);
+	ab_diag_free(&diag);
+	return 0;
+}
+
+int
+cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *opt_root = NULL, *user = NULL, *root, *file;
+	struct ab_diag diag = { 0 };
+	struct ab_strv users = { 0 };
+	size_t i;
+	int c, r, status = 0;
+
+	/* 1. Arguments: --root beats $AGENTBOX_ROOT beats "/". */
+	optind = 0;	/* argv[0] is "check"; reset for a dispatcher that already parsed */
+	while ((c = getopt_long(argc, argv, "+r:u:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			opt_root = optarg;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind > 1 || (opt_root != NULL && opt_root[0] == '\0')) {
+		usage(stderr);
+		return 2;
+	}
+	file = optind < argc ? argv[optind] : NULL;
+	root = admin_policy_root(opt_root);
+
+	/* 2. The whole set, every error at once: one bad line refuses every login. */
+	r = ab_policy_check(root, file, &users, &diag);
+	if (r != 0) {
+		print_diag(&diag);
+		fprintf(stderr, "agentbox check: policy %s: %zu problem%s: every agentbox login "
+		    "is refused until fixed\n", r == -EINVAL ? "invalid" : "unreadable",
+		    diag.n, diag.n == 1 ? "" : "s");
+		ab_diag_free(&diag);
+		ab_strv_free(&users);
+		return 1;
+	}
+	ab_diag_free(&diag);
+
+	/* 3. What each enrolled user (or the one asked for) gets. */
+	if (user != NULL) {
+		status = show_user(root, file, user);
+	} else if (users.n == 0) {
+		printf("policy valid; no user enrolled (no [user:NAME] section)\n");
+	} else {
+		for (i = 0; i < users.n && status == 0; i++) {
+			if (i > 0)
+				putchar('\n');
+			status = show_user(root, file, users.v[i]);
+		}
+	}
+	ab_strv_free(&users);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "agentbox check: stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	return status;
+}
