@@ -35,10 +35,11 @@ $(B)/san/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -c -o $@ $<
 
-$(B)/tests/test_shell: tests/unit/test_shell.c $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(PLAN_LIB)
+SHELL_PLAN_SAN := $(or $(PLAN_LIB_SAN),$(PLAN_LIB))
+$(B)/tests/test_shell: tests/unit/test_shell.c $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -Itests $(LDFLAGS) -o $@ $< \
-	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(PLAN_LIB) \
+	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN) \
 	  $(shell pkg-config --libs libseccomp)
 
 ALL += $(B)/try-op
@@ -60,3 +61,5 @@ uninstall-shell:
 	rm -f $(DESTDIR)$(SBINDIR)/agentbox-shell
 INSTALL += install-shell
 UNINSTALL += uninstall-shell
+
+ROOT_TESTS += tests/e2e/shell.t
