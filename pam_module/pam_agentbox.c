@@ -193,30 +193,50 @@ reenter_cwd(const char *cwd)
 		(void)!chdir("/");
 }
 
+static long
+elapsed_us(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
+}
+
 /* Steps 3..7 of DESIGN.md, in order.  Returns 0 or -errno with s->why set. */
 static int
 confine(struct ab_sess *s, const char *cwd, int audit_fd)
 {
 	int r, flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID;
+	struct timespec t0;
 
 	/* Root, still in the caller's namespaces. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((r = fresh_audit_session(s)) != 0)
 		return r;
+	s->step_us[0] = elapsed_us(&t0);
 	/* Before the mount namespace: the shared `none` namespace is pinned on the host. */
 	if ((r = ab_netns_enter(s)) != 0)
 		return r;
+	s->step_us[1] = elapsed_us(&t0);
 	if (unshare(flags) == -1)
 		return ab_sess_fail(s, -errno, "unshare(mnt,ipc,uts,pid): %s", strerror(errno));
 	/* From here on, mounts stay in the session; host mounts still propagate in. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
 		return ab_sess_fail(s, -errno, "make / a slave tree: %s", strerror(errno));
-	if ((r = ab_world_build(s)) != 0 || (r = ab_mask_apply(s)) != 0)
+	s->step_us[2] = elapsed_us(&t0);
+	if ((r = ab_world_build(s)) != 0)
 		return r;
+	s->step_us[3] = elapsed_us(&t0);
+	if ((r = ab_mask_apply(s)) != 0)
+		return r;
+	s->step_us[4] = elapsed_us(&t0);
 	reenter_cwd(cwd);
 	if ((r = ab_reaper_start(s)) != 0)
 		return r;
+	s->step_us[5] = elapsed_us(&t0);
 	if ((r = ab_planfile_write(s)) != 0 || (r = ab_world_seal(s)) != 0)
 		goto kill;
+	s->step_us[6] = elapsed_us(&t0);
 	if (audit_fd >= 0 && ab_record_start(audit_fd, s, item_str(s->pamh, PAM_SERVICE),
 	    item_str(s->pamh, PAM_TTY), item_str(s->pamh, PAM_RHOST)) != 0 &&
 	    s->pol->audit == AB_AUDIT_REQUIRED) {
@@ -224,6 +244,7 @@ confine(struct ab_sess *s, const char *cwd, int audit_fd)
 		    "written");
 		goto kill;
 	}
+	s->step_us[7] = elapsed_us(&t0);
 	return 0;
 kill:
 	ab_reaper_stop(s->init_pidfd);
@@ -254,15 +275,6 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-static long
-elapsed_us(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
 }
 
 /* An enrolled user with a compiled policy: build the world or refuse. */
@@ -328,8 +340,11 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	}
 	if (a->debug)
 		pam_syslog(pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
-		    "%u protects, %ld us", user, s.ses, (int)s.init_pid, s.masks, s.protects,
-		    elapsed_us(&t0));
+		    "%u protects, %ld us (cumulative: loginuid %ld, netns %ld, unshare %ld, "
+		    "world %ld, masks %ld, pid 1 %ld, plan %ld, record %ld)", user, s.ses,
+		    (int)s.init_pid, s.masks, s.protects, elapsed_us(&t0), s.step_us[0],
+		    s.step_us[1], s.step_us[2], s.step_us[3], s.step_us[4], s.step_us[5],
+		    s.step_us[6], s.step_us[7]);
 	return PAM_SUCCESS;
 }
 

@@ -1,0 +1,53 @@
+# tests/e2e/lib-pam.sh — pam_agentbox's own e2e helpers, sourced after lib.sh and
+# lib-e2e.sh, after e2e_enter_private_world.  They drive the module straight from the
+# build tree (root= and init= module arguments) with hand-written PAM lines in the
+# world's private /etc/pam.d, so the module is tested apart from the installer.
+#
+#   pam_setup                      policy root, module line, checks the build
+#   pam_policy <<EOF ... EOF       write the policy (root-owned 0644)
+#   pam_stack su su-l sudo ...     append the module line to those private stacks
+#   pam_user NAME [SHELL]          create NAME (home under the world's /home)
+#   pam_authlog_since; pam_authlog_find REGEX     auth log lines written since the mark
+
+PAM_SO="$BUILD/pam_agentbox.so"
+PAM_INIT="$BUILD/agentbox-init"
+PAM_AUTHLOG=/var/log/auth.log
+
+pam_setup() {
+	[ -f "$PAM_SO" ] && [ -x "$PAM_INIT" ] || e2e_die "build first: make $PAM_SO $PAM_INIT"
+	PAM_ROOT="$E2E_DIR/policy-root"
+	install -d -m 0755 "$PAM_ROOT" "$PAM_ROOT/etc" "$PAM_ROOT/etc/agentbox" \
+	    "$PAM_ROOT/etc/agentbox/policy.d" || e2e_die "policy root"
+	PAM_LINE="session required $PAM_SO root=$PAM_ROOT init=$PAM_INIT debug"
+}
+
+pam_policy() {
+	cat > "$PAM_ROOT/etc/agentbox/agentbox.conf" && chmod 0644 "$PAM_ROOT/etc/agentbox/agentbox.conf"
+}
+
+pam_stack() {
+	local svc
+	for svc in "$@"; do
+		[ -f "/etc/pam.d/$svc" ] || e2e_die "no /etc/pam.d/$svc"
+		grep -qF "$PAM_SO" "/etc/pam.d/$svc" || echo "$PAM_LINE" >> "/etc/pam.d/$svc"
+	done
+}
+
+pam_user() {
+	local user=$1 shell=${2:-/bin/bash}
+	id "$user" >/dev/null 2>&1 && return 0
+	useradd -m -s "$shell" "$user" >/dev/null 2>&1 || e2e_die "useradd $user"
+	defer "pkill -KILL -u $(id -u "$user") 2>/dev/null"
+}
+
+pam_authlog_since() { PAM_AUTHLOG_OFF=$(stat -c %s "$PAM_AUTHLOG" 2>/dev/null || echo 0); }
+# pam_authlog_find REGEX [TIMEOUT_S]: print matching lines since the mark (rsyslog is async).
+pam_authlog_find() {
+	local i=0 out
+	while :; do
+		out=$(tail -c +$((PAM_AUTHLOG_OFF + 1)) "$PAM_AUTHLOG" 2>/dev/null | grep -E -- "$1")
+		if [ -n "$out" ]; then printf '%s\n' "$out"; return 0; fi
+		i=$((i + 1)); [ $i -lt $(( ${2:-3} * 10 )) ] || return 1
+		sleep 0.1
+	done
+}
