@@ -622,7 +622,7 @@ op_tty_later(char **a)
 		setsid();
 		signal(SIGHUP, SIG_IGN);
 		sleep(atoi(a[0]));
-		ssize_t w = write(1, a[1], strlen(a[1]));
+		ssize_t w = write(0, a[1], strlen(a[1]));
 		int out = open(a[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		char buf[256];
 		ssize_t n;
@@ -1271,6 +1271,40 @@ op_status(char **a)
 	return 0;
 }
 
+/* A setuid or file-capability program must not raise anything under no_new_privs. */
+static int
+op_euid(char **a)
+{
+	char cap[32];
+
+	(void)a;
+	status_field("CapEff:", cap, sizeof(cap));
+	note("uid=%d euid=%d capeff=%s", (int)getuid(), (int)geteuid(), cap);
+	return geteuid() == 0 || strcmp(cap, "0000000000000000") != 0 ? 0 : EPERM;
+}
+
+/* fds this process inherited above 2: what sshd, su, sudo or tmux left open for us. */
+static int
+op_fds(char **a)
+{
+	char p[64], t[256];
+	int leaked = 0;
+
+	(void)a;
+	for (int fd = 3; fd < 1024; fd++) {
+		if (fcntl(fd, F_GETFD) == -1)
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(p, t, sizeof(t) - 1);
+		t[n > 0 ? n : 0] = '\0';
+		note("%d->%s ", fd, t);
+		leaked++;
+	}
+	if (!leaked)
+		note("no fd above 2");
+	return leaked ? 0 : EBADF;
+}
+
 /* ------------------------------------------------------------------------ dispatch */
 
 static const struct op {
@@ -1308,7 +1342,7 @@ static const struct op {
 	{ "loginuid", 1, op_loginuid }, { "nested-landlock", 1, op_nested_landlock },
 	{ "flood", 2, op_flood },
 	{ "forkbomb", 1, op_forkbomb }, { "memhog", 1, op_memhog }, { "fill", 2, op_fill },
-	{ "status", 0, op_status },
+	{ "status", 0, op_status }, { "euid", 0, op_euid }, { "fds", 0, op_fds },
 };
 
 int

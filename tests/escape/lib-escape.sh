@@ -9,7 +9,7 @@
 #   esc_check                          assert every queued attempt (TAP)
 #
 # EXPECT is the errno names allowed as the outcome, '|'-separated (EACCES|EPERM), OK
-# when the operation must work, or !OK for "anything but success".  AUDIT is `rec` when
+# when the operation must work, !OK for "anything but success", ANY to only report.  AUDIT is `rec` when
 # the kernel denies it and the denial must be on the record (kernel record with the
 # session's ses= and the attempt's comm=, and agentbox-audit's review of that session),
 # `rec?` when only an EACCES/EPERM/EROFS outcome is a denial (EXDEV, EBUSY are not), and
@@ -107,7 +107,30 @@ attempt() {
 	ESC_AUD[$aid]=$aud
 	ESC_WHAT[$aid]=$what
 	printf -v q '%q ' "$@"
-	echo "\$ESC $aid $q" >> "$ESC_SCRIPT"
+	esc_line "$aid" "$q"
+}
+
+# attempt_sh ID "what" EXPECT AUDIT 'ARGS as shell words' (expanded inside the session).
+attempt_sh() {
+	local aid=$1
+	ESC_IDS+=("$aid")
+	ESC_EXP[$aid]=$3
+	ESC_AUD[$aid]=$4
+	ESC_WHAT[$aid]=$2
+	esc_line "$aid" "$5"
+}
+
+# An attempt killed by a signal prints nothing itself: say so for it (KILLED).
+esc_line() {
+	echo "\$ESC $1 $2 || { r=\$?; [ \$r -ge 128 ] && echo \"ESC $1 \$r KILLED signal \$((r - 128))\"; }" >> "$ESC_SCRIPT"
+}
+
+# expect ID "what" EXPECT AUDIT: register an attempt whose ESC line a raw line prints.
+expect() {
+	ESC_IDS+=("$1")
+	ESC_EXP[$1]=$3
+	ESC_AUD[$1]=$4
+	ESC_WHAT[$1]=$2
 }
 
 raw() { printf '%s\n' "$*" >> "$ESC_SCRIPT"; }
@@ -167,6 +190,7 @@ esc_errmatch() {
 	local got=$1 exp=$2 e
 	case "$exp" in
 	'!OK') [ "$got" != OK ]; return ;;
+	ANY) return 0 ;;
 	esac
 	local IFS='|'
 	for e in $exp; do [ "$got" = "$e" ] && return 0; done

@@ -21,7 +21,7 @@ attempt P08 "make a new hardlink to .env"         '!OK' 'rec?' link "$P/.env" "$
 attempt P09 "rename .env out from under its mask"  '!OK' 'rec?' rename "$P/.env" "$P/docs/env-moved"
 attempt P10 "copy .env"                            EACCES rec copy "$P/.env" /tmp/env-copy
 raw "tar cf /tmp/p.tar -C $P . 2>/dev/null; if grep -qa ABTSECRET /tmp/p.tar; then echo 'ESC P11 0 OK SECRET-LEAKED in tar'; else echo 'ESC P11 0 OK archive has no secret'; fi"
-ESC_IDS+=(P11); ESC_EXP[P11]=OK; ESC_AUD[P11]=-; ESC_WHAT[P11]="tar the whole project"
+expect P11 "tar the whole project" OK -
 attempt P12 "read the case variant .ENV"           EACCES rec read "$P/.ENV"
 attempt P13 "read the editor backup key.pem~"     EACCES rec read "$P/key.pem~"
 attempt P14 "read the vim swap file .env.swp"     EACCES rec read "$P/.env.swp"

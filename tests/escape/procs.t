@@ -1,0 +1,59 @@
+#!/bin/bash
+# Escape suite, class "procs" (invariants 2-3: other processes are out of reach): ptrace,
+# process_vm_readv, /proc/<pid>/environ and cmdline, signals and pidfds to processes
+# outside the session (a root process, the developer's, one of the agent's own uid),
+# another agent's session, core dumps.  Entered with `su -`.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/e2e/lib-e2e.sh"
+. "$TOP/tests/escape/lib-escape.sh"
+esc_world "$@"
+e2e_enroll "$ESC_AGENT2" --project "$P" >>"$E2E_DIR/enroll.log" 2>&1 || e2e_die "enroll $ESC_AGENT2"
+
+# Victims outside the session, each with a secret in its environment and a marker in
+# its command line.
+env ABT_TOKEN=ABTSECRET-rootenv sleep 300 ABTVICTIM-root & root_pid=$!
+setpriv --reuid="$ESC_DEV" --regid="$ESC_DEV" --init-groups env ABT_TOKEN=ABTSECRET-devenv sleep 300 ABTVICTIM-dev & dev_pid=$!
+# A process of the agent's own uid that is not in any session (left over from before
+# enrollment, or started by root with setpriv): the same uid must not mean reachable.
+setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups env ABT_TOKEN=ABTSECRET-sameuid sleep 300 ABTVICTIM-same & same_pid=$!
+defer "kill $root_pid $dev_pid $same_pid"
+# Another agent's live session, with its own marker process.
+su "$ESC_AGENT2" -c "sleep 60 ABTVICTIM-other-session" </dev/null >/dev/null 2>&1 & other=$!
+defer "kill $other; esc_kill_user $ESC_AGENT2"
+sleep 0.5
+
+esc_begin procs
+attempt O01 "see a host root process"                ESRCH - seek-proc ABTVICTIM-root
+attempt O02 "see the developer's process"            ESRCH - seek-proc ABTVICTIM-dev
+attempt O03 "see a process of the agent's uid outside any session" ESRCH - seek-proc ABTVICTIM-same
+attempt O04 "see another agent's session"            ESRCH - seek-proc ABTVICTIM-other-session
+attempt O05 "signal a root process by host pid"      'ESRCH|EPERM' 'rec?' kill "$root_pid" 0
+attempt O06 "signal the same-uid process outside"    'ESRCH|EPERM' 'rec?' kill "$same_pid" 9
+attempt O07 "ptrace the same-uid process outside"    'ESRCH|EPERM' 'rec?' ptrace "$same_pid"
+attempt O08 "process_vm_readv the same-uid process outside" 'ESRCH|EPERM' 'rec?' pvread "$same_pid"
+attempt O09 "pidfd_open the developer's process"     'ESRCH|EPERM' 'rec?' pidfd "$dev_pid"
+attempt O10 "read /proc/<pid>/environ of the same-uid process outside" 'ENOENT|EACCES' 'rec?' read "/proc/$same_pid/environ"
+attempt O11 "read /proc/<pid>/cmdline of the developer's process" 'ENOENT|EACCES' 'rec?' read "/proc/$dev_pid/cmdline"
+attempt O12 "read the session pid 1's environ (root)" 'EACCES|EPERM' rec read /proc/1/environ
+attempt O13 "ptrace the session's pid 1"             EPERM rec ptrace 1
+attempt O14 "SIGKILL the session's pid 1"            EPERM rec kill 1 9
+raw "sleep 30 & S=\$!"
+attempt_sh O15 "ptrace a sibling in the session (seccomp)" EPERM rec 'ptrace $S'
+attempt_sh O16 "process_vm_readv a sibling (seccomp)" EPERM rec 'pvread $S'
+raw "kill \$S"
+attempt O17 "core dump (lands in the session's cwd, no pipe helper)" ANY - coredump
+esc_run su-
+esc_check
+esc_assert_confined
+# The victims are alive and untouched.
+must_pass kill -0 "$same_pid"
+must_pass kill -0 "$root_pid"
+case "$(cat /proc/sys/kernel/core_pattern)" in
+'|'*) not_ok "O17 core_pattern is a pipe helper running as root outside the session: $(cat /proc/sys/kernel/core_pattern)" ;;
+*) ok "O17 core_pattern is a file name ($(cat /proc/sys/kernel/core_pattern)): a core stays in the session's own tree" ;;
+esac
+rm -f "$P"/core "$P"/core.*
+
+kill "$same_pid" 2>/dev/null
+e2e_assert_host_clean "$ESC_AGENT"
+finish
