@@ -80,3 +80,10 @@ $(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.
     $(POLICY_LIB_SAN) | $(B)/tests
 	$(CC) $(CFLAGS) $(SAN) -o $@ tests/unit/policy_check_main.c admin/check.c \
 	  $(POLICY_LIB_SAN) $(POLICY_LIBS)
+
+# Unit tests (no root needed; as root the ownership cases run too).
+POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan
+$(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) | $(B)/tests
+	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(POLICY_LIBS)
+tests/unit/policy_check.t: $(B)/tests/policy-check
+UNIT_TESTS += $(POLICY_TESTS)
