@@ -69,6 +69,9 @@ static const struct {
 	/* The session's own devpts instance (PAM mounts it newinstance): its ptys only. */
 	{ "/dev/pts", FS_TTY | LANDLOCK_ACCESS_FS_READ_DIR },
 	{ "/dev", LANDLOCK_ACCESS_FS_READ_DIR },	/* ls /dev; /dev/fd links */
+	/* The session plan: a login nested inside the box (tmux pane running the passwd
+	 * shell, agentbox-shell -c) verifies its world from it like the first one did. */
+	{ AB_RUN_DIR, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR },
 	/* ps, top, /proc/self/fd: procfs of the session's own pid namespace. */
 	{ "/proc", FS_READ & ~LANDLOCK_ACCESS_FS_EXECUTE },
 };

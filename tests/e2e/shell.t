@@ -142,8 +142,14 @@ C
 gcc -shared -fPIC -o /usr/local/lib/abt-preload.so "$E2E_DIR/preload.c" || e2e_die "build preload"
 LD_PRELOAD=/usr/local/lib/abt-preload.so /bin/true
 grep -q "uid=0 " "$PROJ/.preload-marker"; check $? "the preload library works (control run as root)"
-rm -f "$PROJ/.preload-marker"
-LD_PRELOAD=/usr/local/lib/abt-preload.so BASH_ENV=/usr/local/lib/x ENV=/x su -m "$U" -c 'true'
+# World-writable, so the agent could append if the library ever ran as the agent.
+: > "$PROJ/.preload-marker"; chmod 0666 "$PROJ/.preload-marker"
+# SHELL unset: su -m then runs the passwd shell.  (With SHELL=/bin/bash, root's su -m
+# runs bash itself, like su -s: root's choice, PAM world only; see docs/agents.md.)
+out=$(env -u SHELL LD_PRELOAD=/usr/local/lib/abt-preload.so BASH_ENV=/usr/local/lib/x ENV=/x \
+	su -m "$U" -c 'grep Seccomp: /proc/self/status; env' 2>&1)
+like "$out" "Seccomp:	2" "su -m: the session is confined"
+unlike "$out" "LD_PRELOAD" "su -m: LD_PRELOAD is not in the session"
 marks=$(grep "uid=$uid " "$PROJ/.preload-marker" 2>/dev/null)
 is "$marks" "" "su -m LD_PRELOAD: no code ran as the agent"
 file -L /usr/local/sbin/agentbox-shell | grep -q 'static-pie linked'
@@ -155,7 +161,14 @@ is "$rc" 1 "agentbox-shell outside a PAM world exits 1"
 like "$out" "login refused" "... with one line saying why ($out)"
 
 ## Nested logins inside the box do not stack layers
-out=$(as 's=true; for i in $(seq 20); do s="/usr/local/sbin/agentbox-shell -c $(printf %q "$s")"; done; eval "$s" && echo nested-ok' 2>&1)
+# Each level execs agentbox-shell again, as a tmux pane or `su` inside the box would.
+cat > "$PROJ/nest.sh" <<'SH'
+n=$1
+if [ "$n" -gt 0 ]; then exec /usr/local/sbin/agentbox-shell -c "sh $0 $((n - 1))"; fi
+grep Seccomp: /proc/self/status; echo nested-ok
+SH
+chmod 0644 "$PROJ/nest.sh"
+out=$(as "sh $PROJ/nest.sh 20" 2>&1)
 like "$out" "nested-ok" "20 nested agentbox-shell logins (past Landlock's 16 layers) work"
 out=$(as 'tmux -S $HOME/tm new-session -d "sleep 3" && tmux -S $HOME/tm list-panes -F "#{pane_pid}" && tmux -S $HOME/tm kill-server')
 like "$out" "[0-9]" "tmux inside the box starts (ptmx + session devpts)"
