@@ -1147,6 +1147,23 @@ op_flood(char **a)
 	return denied == n ? EACCES : 0;
 }
 
+/* N denied unshare(CLONE_NEWUSER): the cheapest record (one SECCOMP line each). */
+static int
+op_flood_seccomp(char **a)
+{
+	long n = atol(a[0]), denied = 0;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		if (unshare(CLONE_NEWUSER) == -1)
+			denied++;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	note("%ld/%ld denied in %.1f s", denied, n,
+	    (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return denied == n ? EPERM : 0;
+}
+
 /* --------------------------------------------------------------------- resources */
 
 /* Fork until refused (RLIMIT_NPROC or pid_max), hold for SECS, then report the count. */
@@ -1340,7 +1357,7 @@ static const struct op {
 	{ "resolve", 1, op_resolve },
 	{ "audit-forge", 0, op_audit_forge }, { "audit-off", 0, op_audit_off },
 	{ "loginuid", 1, op_loginuid }, { "nested-landlock", 1, op_nested_landlock },
-	{ "flood", 2, op_flood },
+	{ "flood", 2, op_flood }, { "flood-seccomp", 1, op_flood_seccomp },
 	{ "forkbomb", 1, op_forkbomb }, { "memhog", 1, op_memhog }, { "fill", 2, op_fill },
 	{ "status", 0, op_status }, { "euid", 0, op_euid }, { "fds", 0, op_fds },
 };

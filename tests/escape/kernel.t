@@ -53,5 +53,5 @@ like "$st" "seccomp=2" "K25 a program exec'd from memfd is still under seccomp"
 like "$st" "nnp=1" "K25 a program exec'd from memfd still has no_new_privs"
 is "$(cat /proc/modules 2>/dev/null | wc -l)" "$modules_before" "K07 no kernel module was loaded by the socket attempts"
 
-e2e_assert_host_clean "$ESC_AGENT"
+esc_assert_gone "$ESC_AGENT"
 finish

@@ -152,7 +152,7 @@ esc_run() {
 	sudo)	timeout "$t" sudo -iu "$user" bash "$ESC_SCRIPT" </dev/null >"$out" 2>&1 ;;
 	runuser) timeout "$t" runuser -l "$user" -c "bash $ESC_SCRIPT" </dev/null >"$out" 2>&1 ;;
 	ssh)	esc_need_sshd
-		timeout "$t" e2e_ssh "$user" "$ESC_PORT" "bash $ESC_SCRIPT" </dev/null >"$out" 2>&1 ;;
+		esc_timeout "$t" e2e_ssh "$user" "$ESC_PORT" "bash $ESC_SCRIPT" </dev/null >"$out" 2>&1 ;;
 	tmux)	esc_tmux_run "$user" "$t" "$out" ;;
 	*)	e2e_die "esc_run: unknown entry path $via" ;;
 	esac
@@ -173,6 +173,17 @@ esc_tmux_run() {
 	    return 1
 	defer "tmux -S $sock kill-server"
 	timeout "$t" tmux -S "$sock" wait-for esc-done
+}
+
+# esc_timeout SECS CMD...: timeout(1) for shell functions too (e2e_ssh is one).
+esc_timeout() {
+	local t=$1 pid w rc
+	shift
+	"$@" & pid=$!
+	( sleep "$t"; kill -TERM "$pid" 2>/dev/null ) & w=$!
+	wait "$pid"; rc=$?
+	kill "$w" 2>/dev/null; wait "$w" 2>/dev/null
+	return $rc
 }
 
 esc_need_sshd() {
@@ -285,4 +296,19 @@ esc_assert_confined() {
 	like "$st" "nnp=1" "$ESC_NAME via $ESC_VIA: no_new_privs set"
 	like "$st" "seccomp=2" "$ESC_NAME via $ESC_VIA: seccomp filter on"
 	like "$st" "capeff=0000000000000000" "$ESC_NAME via $ESC_VIA: no capabilities"
+}
+
+# Nothing of USER's sessions is left (processes, mounts in this world's table): the part
+# of e2e_assert_host_clean that holds while USER is still enrolled (its audit rules stay
+# loaded until the deferred unenroll).
+esc_assert_gone() {
+	local uid procs i=0
+	uid=$(id -u "$1") || { not_ok "$1 gone: no such user"; return; }
+	while procs=$(ps -e -o uid=,pid=,args= | awk -v u="$uid" '$1 == u') && [ -n "$procs" ]; do
+		i=$((i + 1)); [ $i -lt 30 ] || break
+		sleep 0.1
+	done
+	is "$procs" "" "nothing of $1 (uid $uid) runs after logout"
+	is "$(grep -c agentbox /proc/1/mountinfo)" 0 "no agentbox mount in the host's mount table"
+	is "$(grep -c "/run/agentbox\|/run/user/$uid" /proc/self/mountinfo)" 0 "no session mount leaked into the test's world"
 }

@@ -66,5 +66,5 @@ else
 fi
 rm -f "$P/docs/notes-link.txt"
 
-e2e_assert_host_clean "$ESC_AGENT"
+esc_assert_gone "$ESC_AGENT"
 finish

@@ -55,5 +55,5 @@ esac
 rm -f "$P"/core "$P"/core.*
 
 kill "$same_pid" 2>/dev/null
-e2e_assert_host_clean "$ESC_AGENT"
+esc_assert_gone "$ESC_AGENT"
 finish

@@ -52,7 +52,8 @@ defer "kill $!; esc_kill_user $ESC_AGENT2"
 # An outside process of the agent's own uid serving an fd of this world's / by SCM_RIGHTS
 # on a pathname socket in the project (the project is the one tree both sides share).
 setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups "$ESC" SERVE scm-serve "$P/.esc-scm.sock" / 2 >/dev/null &
-defer "kill $!; rm -f $P/.esc-scm.sock"
+serve_pid=$!
+defer "kill $serve_pid; rm -f $P/.esc-scm.sock"
 sleep 0.5
 
 esc_begin sockets
@@ -72,5 +73,6 @@ esc_run ssh
 esc_check
 esc_assert_confined
 
-e2e_assert_host_clean "$ESC_AGENT"
+kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
+esc_assert_gone "$ESC_AGENT"
 finish

@@ -46,5 +46,5 @@ else
 fi
 rm -f "$later_log" /tmp/abt-esc-pwned
 
-e2e_assert_host_clean "$ESC_AGENT"
+esc_assert_gone "$ESC_AGENT"
 finish

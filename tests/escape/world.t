@@ -85,5 +85,5 @@ diag "injected code runs as the agent (all confined): $confined"
 [ -s "$ESC_LIB/injected.log" ] && diag "$(sed 's/^/injected: /' "$ESC_LIB/injected.log")"
 rm -f /etc/ssh/sshd_config.d/zz-esc-acceptenv.conf
 
-e2e_assert_host_clean "$ESC_AGENT"
+esc_assert_gone "$ESC_AGENT"
 finish
