@@ -18,6 +18,7 @@ PAMDIR     ?= /lib/$(MULTIARCH)/security
 DESTDIR    ?=
 
 B := build
+.DEFAULT_GOAL := all
 
 CC      ?= cc
 PKGS    := pam libseccomp audit auparse inih libcrypto
