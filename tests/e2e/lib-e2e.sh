@@ -130,10 +130,13 @@ e2e_enroll() {
 	[ -n "$user" ] || e2e_die "e2e_enroll: no user"
 	# Registered before enrolling: a half-done enroll is undone too.
 	defer "$E2E_AGENTBOX unenroll '$user' --remove-user"
-	"$E2E_AGENTBOX" enroll "$@" || return 1
-	uid=$(id -u "$user") || return 1
+	local rc=0
+	"$E2E_AGENTBOX" enroll "$@" || rc=1
+	# Even after a failed enroll: rules may be loaded for a uid that exists.
+	uid=$(id -u "$user" 2>/dev/null) || return 1
 	eval "E2E_UID_${user//[^A-Za-z0-9_]/_}=$uid"
 	defer "e2e_audit_rules_remove $uid"
+	[ $rc = 0 ] || return 1
 	# A running test sshd must re-read its config to see the new Match block.
 	if [ -n "${E2E_SSHD_PID:-}" ]; then
 		kill -HUP "$E2E_SSHD_PID" && _e2e_wait_port "$E2E_SSHD_PORT"

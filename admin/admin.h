@@ -1,0 +1,133 @@
+/*
+ * Internal interfaces of agentbox(8), the admin tool.  One file per mechanism; each
+ * returns 0 or -errno and leaves printing to its caller unless it is a cmd_* or says so.
+ */
+#ifndef AB_ADMIN_H
+#define AB_ADMIN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+#define AB_PAM_PROFILE_NAME	"agentbox"
+#define AB_PAM_CONFIGS_DIR	"/usr/share/pam-configs"
+#define AB_PAM_D		"/etc/pam.d"
+#define AB_PAM_LINE		"session\trequired\tpam_agentbox.so"
+#define AB_PAM_MARK		"# added by agentbox enroll"
+#define AB_STATE_DIR		"/etc/agentbox/enrolled"
+#define AB_AUDITD_CONF		"/etc/audit/auditd.conf"
+#define AB_AUDITD_BACKUP	"/etc/agentbox/auditd.conf.orig"
+#define AB_AUDIT_RULES_DIR	"/etc/audit/rules.d"
+#define AB_AUDIT_BACKLOG_RULES	"/etc/audit/rules.d/agentbox-00-backlog.rules"
+#define AB_AUDIT_KEY		"agentbox"
+#define AB_SSHD_DROPIN_DIR	"/etc/ssh/sshd_config.d"
+#define AB_SSHD			"/usr/sbin/sshd"
+#define AB_SSHD_PID		"/run/sshd.pid"
+
+/* Messages (util.c).  die* never return; "agentbox: " is prepended. */
+void	die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void	die_errno(int err, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+void	warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Every change enroll/unenroll makes goes through act(): it prints what is being done
+ * ("would ..." under --dry-run) and returns 1 when the caller should go ahead.
+ */
+extern int adm_dry_run;
+extern int adm_quiet;
+int	act(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Files (util.c). */
+int	adm_read_file(const char *path, char **buf, size_t *len);
+/* Replace PATH atomically (temp file in the same directory, fsync, rename), root-owned. */
+int	adm_write_file(const char *path, const char *buf, size_t len, mode_t mode);
+int	adm_unlink(const char *path);	/* ENOENT is success */
+int	adm_mkdir_p(const char *path, mode_t mode);
+/* Lines: whole-line matches, ignoring trailing whitespace. */
+int	adm_has_line(const char *buf, const char *line);
+/* New malloc'd buffer without any line equal to LINE; *removed counts them. */
+char	*adm_without_line(const char *buf, const char *line, int *removed);
+int	adm_path_exists(const char *path);
+/* String vectors: push copies S; free releases all.  0 or -ENOMEM. */
+int	adm_strv_push(struct ab_strv *sv, const char *s);
+void	adm_strv_free(struct ab_strv *sv);
+int	adm_strv_has(const struct ab_strv *sv, const char *s);
+
+/*
+ * Run ARGV[0] (absolute) with a fixed environment, no shell.  When OUT is not NULL it
+ * receives stdout (malloc'd, NUL-terminated, at most 1 MiB); stderr passes through
+ * unless QUIET.  Returns the exit status (0..255), or -errno if it could not run.
+ */
+int	adm_run(const char *const argv[], char **out, int quiet);
+
+/* Users (user.c). */
+int	adm_valid_username(const char *name);
+int	adm_user_ensure(const char *user, const char *shell, int *created);
+int	adm_user_remove(const char *user);
+int	adm_shells_add(const char *shell);
+int	adm_shells_remove(const char *shell);
+/* Groups that hand out root-equivalent or host-wide powers. */
+extern const char *const adm_privileged_groups[];
+
+/* POSIX ACLs on project trees (acl.c).  Walks fd-relative, never follows symlinks. */
+struct adm_acl_stats {
+	unsigned long	dirs, files, skipped;
+};
+int	adm_acl_grant(const char *dir, uid_t uid, struct adm_acl_stats *st, char *why, size_t whylen);
+int	adm_acl_revoke(const char *dir, uid_t uid, struct adm_acl_stats *st, char *why, size_t whylen);
+/* 1 if DIR's access and default ACL give UID rwx, 0 if not, -errno. */
+int	adm_acl_check(const char *dir, uid_t uid);
+
+/* PAM stacks (pam.c). */
+int	adm_pam_enable(void);
+int	adm_pam_disable(void);
+/* Services whose session stack must run pam_agentbox (entry paths of DESIGN.md). */
+extern const char *const adm_pam_services[];
+/*
+ * Expand SERVICE's session stack (following @include, include and substack) into the
+ * list of module names in order; returns 0 or -errno.
+ */
+int	adm_pam_session_modules(const char *service, struct ab_strv *mods);
+
+/* sshd (sshd.c). */
+int	adm_sshd_dropin_path(const char *user, char *buf, size_t len);
+int	adm_sshd_install(const char *user);
+int	adm_sshd_remove(const char *user);
+/* `sshd -T -C user=USER,...` output, or -errno / -ENOENT when sshd is absent. */
+int	adm_sshd_effective(const char *user, char **out);
+int	adm_sshd_reload(void);
+
+/* cron/at deny files (deny.c). */
+int	adm_deny_add(const char *user);
+int	adm_deny_remove(const char *user);
+extern const char *const adm_deny_files[];
+
+/* Audit rules, live and on disk (auditrules.c). */
+#define ADM_AUDIT_NRULES 6
+int	adm_audit_rule_text(uid_t uid, size_t i, char *buf, size_t len);
+int	adm_audit_rules_install(const char *user, uid_t uid);
+int	adm_audit_rules_remove(const char *user, uid_t uid);
+/* How many of the uid's rules are loaded in the kernel (0..ADM_AUDIT_NRULES), or -errno. */
+int	adm_audit_rules_loaded(uid_t uid);
+int	adm_audit_backlog_install(void);
+int	adm_audit_backlog_remove(void);
+int	adm_audit_status(int *enabled, int *pid, unsigned *backlog_limit, unsigned *lost);
+
+/* auditd.conf (auditconf.c). */
+struct adm_auditd_setting {
+	const char *key, *value, *why;
+};
+extern const struct adm_auditd_setting adm_auditd_settings[];
+int	adm_auditd_tune(void);
+int	adm_auditd_restore(void);
+/* Value of KEY in auditd.conf (malloc'd) or NULL. */
+char	*adm_auditd_get(const char *conf, const char *key);
+int	adm_auditd_reload(void);
+
+/* Enrollment state (enroll.c): users enrolled by this tool. */
+int	adm_enrolled_users(struct ab_strv *users);
+
+#endif

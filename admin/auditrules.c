@@ -1,0 +1,429 @@
+/*
+ * Syscall-exit audit rules for one enrolled uid: every syscall of that uid failing with
+ * EACCES, EPERM or EROFS, on the 64- and 32-bit ABIs, keyed "agentbox".  They are the
+ * backstop behind Landlock's own records (an agent that stacks its own Landlock domain
+ * can silence those; DESIGN.md pitfalls) and the only record of DAC and read-only
+ * mount denials.  Scoped by uid, not auid: su and sudo keep the caller's loginuid.  No
+ * rule is system-wide: non-agent processes pay only the uid comparison.
+ *
+ * The rules file under /etc/audit/rules.d is for the next boot (augenrules); the live
+ * rules are loaded through libaudit, exactly the same six, checked back by listing the
+ * kernel's rules.  auditctl 3.0.9 wants "-S all" before "-k" on a syscall rule.
+ *
+ * The kernel backlog (-b, --backlog_wait_time) goes in its own rules file and is raised
+ * live; unenroll never lowers it again, because lowering a kernel-global buffer under
+ * another consumer could cost records and a bigger one costs nothing but memory.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libaudit.h>
+
+#include "admin.h"
+
+#define BACKLOG_LIMIT		8192
+#define BACKLOG_WAIT_TIME	60000	/* what Debian's own audit.rules asks for */
+
+static const struct rule_row {
+	const char *arch, *errname;
+	int err;
+} rows[ADM_AUDIT_NRULES] = {
+	{ "b64", "EACCES", EACCES }, { "b64", "EPERM", EPERM }, { "b64", "EROFS", EROFS },
+	{ "b32", "EACCES", EACCES }, { "b32", "EPERM", EPERM }, { "b32", "EROFS", EROFS },
+};
+
+int
+adm_audit_rule_text(uid_t uid, size_t i, char *buf, size_t len)
+{
+	if (i >= ADM_AUDIT_NRULES)
+		return -EINVAL;
+	if (snprintf(buf, len, "-a always,exit -F arch=%s -S all -F uid=%u -F exit=-%s -k %s",
+	    rows[i].arch, (unsigned)uid, rows[i].errname, AB_AUDIT_KEY) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int
+audit_fd(void)
+{
+	int fd;
+
+	/* libaudit prints its own errors unless told not to: we report them. */
+	set_aumessage_mode(MSG_QUIET, DBG_NO);
+	if ((fd = audit_open()) < 0)
+		return errno ? -errno : -EIO;
+	return fd;
+}
+
+/*
+ * The filter key, appended by hand: libaudit's fieldpair parser accepts "key=" only
+ * after auditctl set its private _audit_syscalladded flag (-19 otherwise), which is
+ * not part of the library's API.  The layout is the kernel's struct audit_rule_data:
+ * the field says AUDIT_FILTERKEY, its value is the key's length, the bytes go in buf.
+ */
+static int
+add_key(struct audit_rule_data **rulep, const char *key)
+{
+	struct audit_rule_data *rule = *rulep, *nr;
+	size_t klen = strlen(key);
+
+	if (rule->field_count >= AUDIT_MAX_FIELDS || klen > AUDIT_MAX_KEY_LEN)
+		return -E2BIG;
+	if ((nr = realloc(rule, sizeof(*rule) + rule->buflen + klen)) == NULL)
+		return -ENOMEM;
+	rule = nr;
+	memcpy(rule->buf + rule->buflen, key, klen);
+	rule->buflen += (uint32_t)klen;
+	rule->fields[rule->field_count] = AUDIT_FILTERKEY;
+	rule->fieldflags[rule->field_count] = AUDIT_EQUAL;
+	rule->values[rule->field_count] = (uint32_t)klen;
+	rule->field_count++;
+	*rulep = rule;
+	return 0;
+}
+
+static int
+build(uid_t uid, size_t i, struct audit_rule_data **out)
+{
+	struct audit_rule_data *rule;
+	char pair[64];
+	int r;
+
+	if ((rule = audit_rule_create_data()) == NULL)
+		return -ENOMEM;
+	/* The arch comes first: libaudit resolves syscall names for it. */
+	snprintf(pair, sizeof(pair), "arch=%s", rows[i].arch);
+	if ((r = audit_rule_fieldpair_data(&rule, pair, AUDIT_FILTER_EXIT)) != 0)
+		goto bad;
+	if ((r = audit_rule_syscallbyname_data(rule, "all")) != 0)
+		goto bad;
+	snprintf(pair, sizeof(pair), "uid=%u", (unsigned)uid);
+	if ((r = audit_rule_fieldpair_data(&rule, pair, AUDIT_FILTER_EXIT)) != 0)
+		goto bad;
+	snprintf(pair, sizeof(pair), "exit=-%d", rows[i].err);
+	if ((r = audit_rule_fieldpair_data(&rule, pair, AUDIT_FILTER_EXIT)) != 0)
+		goto bad;
+	if ((r = add_key(&rule, AB_AUDIT_KEY)) != 0)
+		goto bad;
+	*out = rule;
+	return 0;
+bad:
+	audit_rule_free_data(rule);
+	return -EINVAL;	/* libaudit's codes here are its own, not errnos */
+}
+
+/*
+ * Flags and action are set only when a rule is sent, so compare the rest.  The kernel
+ * reports the top 16 bits of the last syscall mask word as zero whatever was sent
+ * (6.18, "-S all": 0xffffffff in, 0x0000ffff out), so that word is compared on its low
+ * half only; no syscall number reaches those bits.
+ */
+static int
+same_mask(const uint32_t *a, const uint32_t *b)
+{
+	return memcmp(a, b, (AUDIT_BITMASK_SIZE - 1) * sizeof(*a)) == 0 &&
+	    ((a[AUDIT_BITMASK_SIZE - 1] ^ b[AUDIT_BITMASK_SIZE - 1]) & 0xffffu) == 0;
+}
+
+static int
+same_rule(const struct audit_rule_data *a, const struct audit_rule_data *b)
+{
+	return a->field_count == b->field_count && a->buflen == b->buflen &&
+	    same_mask(a->mask, b->mask) &&
+	    memcmp(a->fields, b->fields, a->field_count * sizeof(a->fields[0])) == 0 &&
+	    memcmp(a->values, b->values, a->field_count * sizeof(a->values[0])) == 0 &&
+	    memcmp(a->fieldflags, b->fieldflags, a->field_count * sizeof(a->fieldflags[0])) == 0 &&
+	    memcmp(a->buf, b->buf, a->buflen) == 0;
+}
+
+/* For each kernel rule, count which of OURS it equals; sets found[i]. */
+static int
+list_matching(int fd, struct audit_rule_data **ours, int *found)
+{
+	struct audit_reply rep;
+	size_t i;
+	int r;
+
+	if ((r = audit_request_rules_list_data(fd)) <= 0)
+		return r < 0 ? r : -EIO;
+	for (;;) {
+		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0)
+			return r < 0 ? r : -EIO;
+		if (rep.type == NLMSG_DONE)
+			return 0;
+		if (rep.type == NLMSG_ERROR)
+			return rep.error->error ? rep.error->error : 0;
+		if (rep.type != AUDIT_LIST_RULES)
+			continue;
+		for (i = 0; i < ADM_AUDIT_NRULES; i++)
+			if (same_rule(rep.ruledata, ours[i]))
+				found[i] = 1;
+	}
+}
+
+static void
+free_rules(struct audit_rule_data **rules)
+{
+	size_t i;
+
+	for (i = 0; i < ADM_AUDIT_NRULES; i++)
+		if (rules[i] != NULL)
+			audit_rule_free_data(rules[i]);
+}
+
+static int
+build_all(uid_t uid, struct audit_rule_data **rules)
+{
+	size_t i;
+	int r;
+
+	memset(rules, 0, ADM_AUDIT_NRULES * sizeof(*rules));
+	for (i = 0; i < ADM_AUDIT_NRULES; i++)
+		if ((r = build(uid, i, &rules[i])) != 0) {
+			free_rules(rules);
+			return r;
+		}
+	return 0;
+}
+
+int
+adm_audit_rules_loaded(uid_t uid)
+{
+	struct audit_rule_data *rules[ADM_AUDIT_NRULES];
+	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r, n = 0;
+	size_t i;
+
+	if ((r = build_all(uid, rules)) != 0)
+		return r;
+	if ((fd = audit_fd()) < 0) {
+		free_rules(rules);
+		return fd;
+	}
+	r = list_matching(fd, rules, found);
+	audit_close(fd);
+	free_rules(rules);
+	if (r != 0)
+		return r;
+	for (i = 0; i < ADM_AUDIT_NRULES; i++)
+		n += found[i];
+	return n;
+}
+
+static int
+rules_file(const char *user, char *path, size_t len)
+{
+	if (snprintf(path, len, AB_AUDIT_RULES_DIR "/agentbox-%s.rules", user) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int
+write_rules_file(const char *user, uid_t uid)
+{
+	char path[PATH_MAX], line[256], *text = NULL, *old = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int r;
+
+	if ((r = rules_file(user, path, sizeof(path))) != 0)
+		return r;
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return -errno;
+	fprintf(f, "## agentbox: denials of the enrolled user %s (uid %u).\n"
+	    "## Written by agentbox enroll, removed by agentbox unenroll.\n",
+	    user, (unsigned)uid);
+	for (i = 0; i < ADM_AUDIT_NRULES; i++) {
+		adm_audit_rule_text(uid, i, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (adm_read_file(path, &old, NULL) == 0 && strcmp(old, text) == 0) {
+		free(old);
+		free(text);
+		return 0;
+	}
+	free(old);
+	r = 0;
+	if (act("write the audit rules file %s", path) &&
+	    (r = adm_mkdir_p(AB_AUDIT_RULES_DIR, 0750)) == 0)
+		r = adm_write_file(path, text, len, 0640);
+	free(text);
+	return r;
+}
+
+int
+adm_audit_rules_install(const char *user, uid_t uid)
+{
+	struct audit_rule_data *rules[ADM_AUDIT_NRULES];
+	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r;
+	size_t i;
+
+	if ((r = write_rules_file(user, uid)) != 0)
+		return r;
+	if ((r = build_all(uid, rules)) != 0)
+		return r;
+	if ((fd = audit_fd()) < 0) {
+		free_rules(rules);
+		return fd;
+	}
+	if ((r = list_matching(fd, rules, found)) != 0)
+		goto out;
+	for (i = 0; i < ADM_AUDIT_NRULES; i++) {
+		if (found[i])
+			continue;
+		char text[256];
+		adm_audit_rule_text(uid, i, text, sizeof(text));
+		if (!act("load audit rule: %s", text))
+			continue;
+		r = audit_add_rule_data(fd, rules[i], AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+		if (r <= 0 && r != -EEXIST) {
+			r = r < 0 ? r : -EIO;
+			goto out;
+		}
+		r = 0;
+	}
+	if (adm_dry_run)
+		goto out;
+	/* Trust, then verify: the kernel must now hold all six. */
+	memset(found, 0, sizeof(found));
+	if ((r = list_matching(fd, rules, found)) != 0)
+		goto out;
+	for (i = 0; i < ADM_AUDIT_NRULES; i++)
+		if (!found[i])
+			r = -ENOENT;
+out:
+	audit_close(fd);
+	free_rules(rules);
+	return r;
+}
+
+int
+adm_audit_rules_remove(const char *user, uid_t uid)
+{
+	struct audit_rule_data *rules[ADM_AUDIT_NRULES];
+	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r;
+	char path[PATH_MAX];
+	size_t i;
+
+	if ((r = rules_file(user, path, sizeof(path))) != 0)
+		return r;
+	if (adm_path_exists(path) && act("remove the audit rules file %s", path) &&
+	    (r = adm_unlink(path)) != 0)
+		return r;
+	if (uid == (uid_t)-1)
+		return 0;	/* the user is gone: the caller removes rules by listing */
+	if ((r = build_all(uid, rules)) != 0)
+		return r;
+	if ((fd = audit_fd()) < 0) {
+		free_rules(rules);
+		return fd;
+	}
+	if ((r = list_matching(fd, rules, found)) != 0)
+		goto out;
+	for (i = 0; i < ADM_AUDIT_NRULES; i++) {
+		if (!found[i])
+			continue;
+		char text[256];
+		adm_audit_rule_text(uid, i, text, sizeof(text));
+		if (!act("unload audit rule: %s", text))
+			continue;
+		r = audit_delete_rule_data(fd, rules[i], AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+		if (r <= 0 && r != -ENOENT) {
+			r = r < 0 ? r : -EIO;
+			goto out;
+		}
+		r = 0;
+	}
+out:
+	audit_close(fd);
+	free_rules(rules);
+	return r;
+}
+
+int
+adm_audit_status(int *enabled, int *pid, unsigned *backlog_limit, unsigned *lost)
+{
+	struct audit_reply rep;
+	int fd, r;
+
+	if ((fd = audit_fd()) < 0)
+		return fd;
+	if ((r = audit_request_status(fd)) <= 0) {
+		audit_close(fd);
+		return r < 0 ? r : -EIO;
+	}
+	for (;;) {
+		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0) {
+			r = r < 0 ? r : -EIO;
+			break;
+		}
+		if (rep.type == NLMSG_ERROR && rep.error->error) {
+			r = rep.error->error;
+			break;
+		}
+		if (rep.type != AUDIT_GET)
+			continue;
+		if (enabled)
+			*enabled = (int)rep.status->enabled;
+		if (pid)
+			*pid = (int)rep.status->pid;
+		if (backlog_limit)
+			*backlog_limit = rep.status->backlog_limit;
+		if (lost)
+			*lost = rep.status->lost;
+		r = 0;
+		break;
+	}
+	audit_close(fd);
+	return r;
+}
+
+int
+adm_audit_backlog_install(void)
+{
+	static const char text[] =
+	    "## agentbox: a denial storm must queue, not drop (see agentbox(8)).\n"
+	    "-b 8192\n"
+	    "--backlog_wait_time 60000\n";
+	unsigned limit = 0;
+	char *old = NULL;
+	int fd, r;
+
+	if (adm_read_file(AB_AUDIT_BACKLOG_RULES, &old, NULL) != 0 || strcmp(old, text) != 0) {
+		if (act("write %s (backlog %d, wait %d)", AB_AUDIT_BACKLOG_RULES,
+		    BACKLOG_LIMIT, BACKLOG_WAIT_TIME) &&
+		    (r = adm_write_file(AB_AUDIT_BACKLOG_RULES, text, sizeof(text) - 1, 0640)) != 0) {
+			free(old);
+			return r;
+		}
+	}
+	free(old);
+	if ((r = adm_audit_status(NULL, NULL, &limit, NULL)) != 0)
+		return r;
+	if (limit >= BACKLOG_LIMIT)
+		return 0;
+	if (!act("raise the kernel audit backlog from %u to %d", limit, BACKLOG_LIMIT))
+		return 0;
+	if ((fd = audit_fd()) < 0)
+		return fd;
+	if ((r = audit_set_backlog_limit(fd, BACKLOG_LIMIT)) > 0)
+		r = audit_set_backlog_wait_time(fd, BACKLOG_WAIT_TIME);
+	audit_close(fd);
+	return r > 0 ? 0 : r < 0 ? r : -EIO;
+}
+
+int
+adm_audit_backlog_remove(void)
+{
+	if (!adm_path_exists(AB_AUDIT_BACKLOG_RULES))
+		return 0;
+	if (!act("remove %s (the live backlog stays as it is)", AB_AUDIT_BACKLOG_RULES))
+		return 0;
+	return adm_unlink(AB_AUDIT_BACKLOG_RULES);
+}

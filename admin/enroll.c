@@ -1,0 +1,617 @@
+/*
+ * agentbox enroll / unenroll.
+ *
+ * enroll writes the user's policy and proves the whole policy set still compiles before
+ * anything on the host changes; then, in an order where every intermediate state fails
+ * closed (the shell refuses to run outside a world the PAM module built, the PAM module
+ * refuses a user whose policy is missing), it creates the account, installs the policy,
+ * grants project access, wires PAM, sshd, cron/at, the audit rules and auditd.  Every
+ * step is idempotent, so running enroll again repairs a half-done enrollment.
+ *
+ * What enroll did is recorded in /etc/agentbox/enrolled/USER (uid, projects granted, the
+ * shell it replaced) so unenroll removes exactly that, even after the policy changed.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "cmd.h"
+#include "config.h"
+
+#define NOLOGIN "/usr/sbin/nologin"
+
+struct state {
+	uid_t		 uid;		/* (uid_t)-1: unknown */
+	int		 created;	/* enroll created the account */
+	char		*shell_before;	/* login shell enroll replaced, or NULL */
+	struct ab_strv	 projects;	/* trees given an ACL entry */
+};
+
+static void
+state_free(struct state *s)
+{
+	free(s->shell_before);
+	adm_strv_free(&s->projects);
+}
+
+static int
+state_path(const char *user, char *buf, size_t len)
+{
+	return snprintf(buf, len, AB_STATE_DIR "/%s", user) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/* Values are paths without whitespace (enroll refuses others), one "key value" a line. */
+static int
+state_read(const char *user, struct state *s)
+{
+	char path[PATH_MAX], *buf, *line, *save = NULL;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->uid = (uid_t)-1;
+	if ((r = state_path(user, path, sizeof(path))) != 0 ||
+	    (r = adm_read_file(path, &buf, NULL)) != 0)
+		return r;
+	for (line = strtok_r(buf, "\n", &save); line != NULL && r == 0;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char *v = strchr(line, ' ');
+		if (line[0] == '#' || v == NULL)
+			continue;
+		*v++ = '\0';
+		if (strcmp(line, "uid") == 0)
+			s->uid = (uid_t)strtoul(v, NULL, 10);
+		else if (strcmp(line, "created") == 0)
+			s->created = strcmp(v, "1") == 0;
+		else if (strcmp(line, "shell-before") == 0)
+			r = (s->shell_before = strdup(v)) == NULL ? -ENOMEM : 0;
+		else if (strcmp(line, "project") == 0 && !adm_strv_has(&s->projects, v))
+			r = adm_strv_push(&s->projects, v);
+	}
+	free(buf);
+	return r;
+}
+
+static int
+state_write(const char *user, const struct state *s)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int r;
+
+	if ((r = state_path(user, path, sizeof(path))) != 0)
+		return r;
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return -errno;
+	fprintf(f, "# agentbox enroll: what agentbox unenroll %s undoes\n", user);
+	fprintf(f, "uid %u\ncreated %d\n", (unsigned)s->uid, s->created);
+	if (s->shell_before != NULL)
+		fprintf(f, "shell-before %s\n", s->shell_before);
+	for (i = 0; i < s->projects.n; i++)
+		fprintf(f, "project %s\n", s->projects.v[i]);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	r = 0;
+	if (!adm_dry_run && (r = adm_mkdir_p(AB_STATE_DIR, 0755)) == 0)
+		r = adm_write_file(path, text, len, 0644);
+	free(text);
+	return r;
+}
+
+int
+adm_enrolled_users(struct ab_strv *users)
+{
+	struct ab_diag diag = { 0 };
+	struct ab_strv pol = { 0 };
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+	int r = 0;
+
+	if ((d = opendir(AB_STATE_DIR)) != NULL) {
+		while (r == 0 && (de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.' && !adm_strv_has(users, de->d_name))
+				r = adm_strv_push(users, de->d_name);
+		closedir(d);
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	if (r != 0)
+		return r;
+	/* Users a hand-written policy enrolls count too. */
+	r = ab_policy_check(NULL, NULL, &pol, &diag);
+	ab_diag_free(&diag);
+	if (r == -ENOENT)
+		r = 0;
+	for (i = 0; r == 0 && i < pol.n; i++)
+		if (!adm_strv_has(users, pol.v[i]))
+			r = adm_strv_push(users, pol.v[i]);
+	adm_strv_free(&pol);
+	return r;
+}
+
+/* Trees no agent may be given write access to, whatever the admin typed. */
+static int
+forbidden_project(const char *p)
+{
+	static const char *const sys[] = {
+		"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64",
+		"/libx32", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp",
+		"/usr", "/var", "/var/tmp", "/var/lib", "/var/log", NULL,
+	};
+	static const char *const under[] = {
+		"/boot/", "/dev/", "/etc/", "/proc/", "/run/", "/sys/", "/usr/", "/var/log/",
+		"/var/lib/", "/root/", NULL,
+	};
+	size_t i;
+
+	for (i = 0; sys[i] != NULL; i++)
+		if (strcmp(p, sys[i]) == 0)
+			return 1;
+	for (i = 0; under[i] != NULL; i++)
+		if (strncmp(p, under[i], strlen(under[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static char *
+canonical_project(const char *arg)
+{
+	struct stat st;
+	char *p;
+	size_t i;
+
+	if (arg[0] != '/')
+		die("project %s: give an absolute path", arg);
+	if ((p = realpath(arg, NULL)) == NULL)
+		die_errno(errno, "project %s", arg);
+	if (stat(p, &st) == -1)
+		die_errno(errno, "project %s", p);
+	if (!S_ISDIR(st.st_mode))
+		die("project %s: not a directory", p);
+	/* The policy separates list values with whitespace and starts comments with ; or #. */
+	for (i = 0; p[i] != '\0'; i++)
+		if ((unsigned char)p[i] <= ' ' || p[i] == ';' || p[i] == '#' || p[i] == 0x7f)
+			die("project %s: whitespace, control characters, ';' and '#' cannot be "
+			    "written in a policy file", p);
+	if (forbidden_project(p))
+		die("project %s: a system directory cannot be an agent's project", p);
+	return p;
+}
+
+static char *
+policy_text(const char *user, const struct ab_strv *projects, const char *network)
+{
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return NULL;
+	fprintf(f, "# Written by agentbox enroll; agentbox unenroll %s removes it.\n"
+	    "[user:%s]\n", user, user);
+	for (i = 0; i < projects->n; i++)
+		fprintf(f, "project = %s\n", projects->v[i]);
+	if (network != NULL)
+		fprintf(f, "network = %s\n", network);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	if ((r = adm_read_file(from, &buf, &len)) != 0)
+		return r;
+	r = adm_write_file(to, buf, len, 0644);
+	free(buf);
+	return r;
+}
+
+/* Remove the scratch tree made by validate(): two directory levels of plain files. */
+static void
+rm_scratch(const char *root)
+{
+	static const char *const dirs[] = { "etc/agentbox/policy.d", "etc/agentbox", "etc", "" };
+	char path[PATH_MAX];
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		if ((d = opendir(path)) != NULL) {
+			while ((de = readdir(d)) != NULL)
+				if (de->d_type == DT_REG)
+					unlinkat(dirfd(d), de->d_name, 0);
+			closedir(d);
+		}
+		rmdir(path);
+	}
+}
+
+static void
+print_diag(const struct ab_diag *diag)
+{
+	size_t i;
+
+	for (i = 0; i < diag->n; i++)
+		fprintf(stderr, "  %s\n", diag->msg[i]);
+}
+
+/*
+ * The policy set as it will be after this enroll, compiled in a scratch root: one bad
+ * line anywhere would refuse every agent's login, so nothing changes unless it passes.
+ */
+static void
+validate(const char *user, const char *text, const char *ppath)
+{
+	char root[] = "/run/agentbox-enroll.XXXXXX", path[PATH_MAX], from[PATH_MAX];
+	struct ab_diag diag = { 0 };
+	struct ab_policy *pol = NULL;
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	if (mkdtemp(root) == NULL)
+		die_errno(errno, "mkdtemp %s", root);
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d", root);
+	if ((r = adm_mkdir_p(path, 0755)) != 0) {
+		rm_scratch(root);
+		die_errno(r, "mkdir %s", path);
+	}
+	snprintf(path, sizeof(path), "%s" AB_POLICY_FILE, root);
+	if ((r = copy_file(AB_POLICY_FILE, path)) != 0 && r != -ENOENT) {
+		rm_scratch(root);
+		die_errno(r, "read %s", AB_POLICY_FILE);
+	}
+	if ((d = opendir(AB_POLICY_DIR)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(from, sizeof(from), AB_POLICY_DIR "/%s", de->d_name);
+			if (strcmp(from, ppath) == 0)
+				continue;
+			snprintf(path, sizeof(path), "%s" AB_POLICY_DIR "/%s", root, de->d_name);
+			if ((r = copy_file(from, path)) != 0 && r != -EINVAL) {
+				closedir(d);
+				rm_scratch(root);
+				die_errno(r, "read %s", from);
+			}
+		}
+		closedir(d);
+	}
+	snprintf(path, sizeof(path), "%s%s", root, ppath);
+	if ((r = adm_write_file(path, text, strlen(text), 0644)) != 0) {
+		rm_scratch(root);
+		die_errno(r, "write %s", path);
+	}
+	r = ab_policy_check(root, NULL, NULL, &diag);
+	if (r == 0)
+		r = ab_policy_load(root, user, &pol, &diag);
+	rm_scratch(root);
+	if (r != 0) {
+		fprintf(stderr, "agentbox: the policy would not be valid after enrolling %s "
+		    "(%s); nothing changed:\n", user, strerror(-r));
+		print_diag(&diag);
+		ab_diag_free(&diag);
+		exit(1);
+	}
+	ab_policy_free(pol);
+	ab_diag_free(&diag);
+}
+
+static int
+install_policy(const char *ppath, const char *text)
+{
+	char *old = NULL;
+	int r;
+
+	if (adm_read_file(ppath, &old, NULL) == 0 && strcmp(old, text) == 0) {
+		free(old);
+		return 0;
+	}
+	free(old);
+	if (!act("write the policy %s", ppath))
+		return 0;
+	if ((r = adm_mkdir_p(AB_POLICY_DIR, 0755)) != 0)
+		return r;
+	return adm_write_file(ppath, text, strlen(text), 0644);
+}
+
+static void
+grant_project(const char *dir, uid_t uid, const char *user)
+{
+	struct adm_acl_stats st;
+	char why[PATH_MAX + 64];
+	int r;
+
+	if (!act("grant %s rwx on %s (access + default ACL, recursive)", user, dir))
+		return;
+	if ((r = adm_acl_grant(dir, uid, &st, why, sizeof(why))) != 0)
+		die_errno(r, "ACL in %s: %s", dir, why);
+	if (st.skipped)
+		warnx("%s: %lu entries left alone (hard-linked files, other mounts)", dir,
+		    st.skipped);
+}
+
+static int
+revoke_project(const char *dir, uid_t uid, const char *user)
+{
+	struct adm_acl_stats st;
+	char why[PATH_MAX + 64];
+	int r;
+
+	if (!act("revoke %s's ACL entries under %s", user, dir))
+		return 0;
+	if ((r = adm_acl_revoke(dir, uid, &st, why, sizeof(why))) != 0)
+		warnx("ACL in %s: %s: %s", dir, why, strerror(-r));
+	return r;
+}
+
+static void
+usage_enroll(FILE *f)
+{
+	fprintf(f, "usage: agentbox enroll USER --project DIR [--project DIR ...] "
+	    "[--network none|loopback|host|tcp:PORT,...] [--dry-run] [--quiet]\n");
+}
+
+static const char *
+ok_or(int r, const char *what)
+{
+	if (r != 0)
+		die_errno(r, "%s", what);
+	return what;
+}
+
+int
+cmd_enroll(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "project", required_argument, NULL, 'p' },
+		{ "network", required_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ab_strv projects = { 0 };
+	struct state old, st = { 0 };
+	const char *user, *network = NULL;
+	char ppath[PATH_MAX], *text, *p;
+	struct passwd *pw;
+	size_t i;
+	int c, r, created;
+
+	while ((c = getopt_long(argc, argv, "p:n:Nqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			p = canonical_project(optarg);
+			if (!adm_strv_has(&projects, p) && adm_strv_push(&projects, p) != 0)
+				die("out of memory");
+			free(p);
+			break;
+		case 'n': network = optarg; break;
+		case 'N': adm_dry_run = 1; break;
+		case 'q': adm_quiet = 1; break;
+		case 'h': usage_enroll(stdout); return 0;
+		default: usage_enroll(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage_enroll(stderr);
+		return 2;
+	}
+	user = argv[optind];
+	/* 1. Refuse what we cannot do right before touching anything. */
+	if (geteuid() != 0)
+		die("enroll changes users, PAM, sshd and audit: run it as root");
+	if (!adm_valid_username(user))
+		die("%s: not a valid user name", user);
+	if (projects.n == 0)
+		die("enroll %s: at least one --project DIR is needed", user);
+	if (strchr(network ? network : "", '\n') != NULL)
+		die("--network: invalid value");
+	if (access(AB_SHELL_PATH, X_OK) == -1)
+		warnx("%s is not installed: %s's logins fail until it is (make install)",
+		    AB_SHELL_PATH, user);
+
+	/* 2. The policy set must compile with this user in it, or nothing changes. */
+	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);
+	if ((text = policy_text(user, &projects, network)) == NULL)
+		die("out of memory");
+	validate(user, text, ppath);
+
+	/* 3. The account, with agentbox-shell as its login shell (fails closed alone). */
+	if ((r = state_read(user, &old)) != 0 && r != -ENOENT)
+		die_errno(r, "read the enrollment state of %s", user);
+	errno = 0;
+	if ((pw = getpwnam(user)) != NULL && strcmp(pw->pw_shell, AB_SHELL_PATH) != 0 &&
+	    old.shell_before == NULL)
+		st.shell_before = strdup(pw->pw_shell);
+	else if (old.shell_before != NULL)
+		st.shell_before = strdup(old.shell_before);
+	ok_or(adm_user_ensure(user, AB_SHELL_PATH, &created), "create or update the user");
+	st.created = created || old.created;
+	ok_or(adm_shells_add(AB_SHELL_PATH), "add agentbox-shell to /etc/shells");
+	errno = 0;
+	if ((pw = getpwnam(user)) == NULL) {
+		if (!adm_dry_run)
+			die("user %s does not exist after useradd", user);
+		st.uid = (uid_t)-1;
+	} else {
+		st.uid = pw->pw_uid;
+	}
+
+	/* 4. Its policy: from now on the PAM module confines it. */
+	ok_or(install_policy(ppath, text), "write the policy");
+	free(text);
+
+	/* 5. Record before granting, so a crash half way is still undone by unenroll. */
+	for (i = 0; i < old.projects.n; i++)
+		adm_strv_push(&st.projects, old.projects.v[i]);
+	for (i = 0; i < projects.n; i++)
+		if (!adm_strv_has(&st.projects, projects.v[i]))
+			adm_strv_push(&st.projects, projects.v[i]);
+	ok_or(state_write(user, &st), "write the enrollment state");
+
+	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
+	for (i = 0; i < projects.n; i++)
+		if (st.uid != (uid_t)-1 || adm_dry_run)
+			grant_project(projects.v[i], st.uid, user);
+	for (i = 0; i < old.projects.n; i++)
+		if (!adm_strv_has(&projects, old.projects.v[i]) && st.uid != (uid_t)-1)
+			revoke_project(old.projects.v[i], st.uid, user);
+	adm_strv_free(&st.projects);
+	for (i = 0; i < projects.n; i++)
+		adm_strv_push(&st.projects, projects.v[i]);
+	ok_or(state_write(user, &st), "write the enrollment state");
+
+	/* 7. Every entry path runs pam_agentbox. */
+	if ((r = adm_pam_enable()) == -ENOTRECOVERABLE) {
+		hint("pam-auth-update keeps locally modified common-session files: "
+		    "review them, then run pam-auth-update --force --enable agentbox");
+		die("PAM: pam_agentbox.so is still missing from the common session stacks");
+	}
+	ok_or(r, "add pam_agentbox to the PAM stacks");
+
+	/* 8. ssh: no forwarding around the session, no ~/.ssh/rc. */
+	if ((r = adm_sshd_install(user)) == -EINVAL)
+		die("sshd -t rejected the configuration with the drop-in; it was removed");
+	ok_or(r, "install the sshd drop-in");
+
+	/* 9. No jobs that outlive a session. */
+	ok_or(adm_deny_add(user), "deny cron and at");
+
+	/* 10. Every denial on the record, and auditd keeping the record. */
+	if (st.uid != (uid_t)-1 || adm_dry_run)
+		ok_or(adm_audit_rules_install(user, st.uid), "load the audit rules");
+	ok_or(adm_audit_backlog_install(), "set the kernel audit backlog");
+	ok_or(adm_auditd_tune(), "tune auditd");
+
+	if (!adm_dry_run && !adm_quiet)
+		printf("enrolled %s (uid %u)\n", user, (unsigned)st.uid);
+	state_free(&st);
+	state_free(&old);
+	adm_strv_free(&projects);
+	return 0;
+}
+
+static void
+usage_unenroll(FILE *f)
+{
+	fprintf(f, "usage: agentbox unenroll USER [--remove-user] [--dry-run] [--quiet]\n");
+}
+
+#define STEP(expr, what) do { int r_ = (expr); \
+	if (r_ != 0) { warnx("%s: %s", (what), strerror(r_ < 0 ? -r_ : r_)); failed = 1; } \
+	} while (0)
+
+int
+cmd_unenroll(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "remove-user", no_argument, NULL, 'r' },
+		{ "dry-run", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ab_strv users = { 0 };
+	char ppath[PATH_MAX], spath[PATH_MAX];
+	int c, r, remove_user = 0, failed = 0, last;
+	const char *user;
+	struct passwd *pw;
+	struct state st;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "rNqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': remove_user = 1; break;
+		case 'N': adm_dry_run = 1; break;
+		case 'q': adm_quiet = 1; break;
+		case 'h': usage_unenroll(stdout); return 0;
+		default: usage_unenroll(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage_unenroll(stderr);
+		return 2;
+	}
+	user = argv[optind];
+	if (geteuid() != 0)
+		die("unenroll changes users, PAM, sshd and audit: run it as root");
+	if (!adm_valid_username(user))
+		die("%s: not a valid user name", user);
+	if ((r = state_read(user, &st)) != 0 && r != -ENOENT)
+		die_errno(r, "read the enrollment state of %s", user);
+	errno = 0;
+	if ((pw = getpwnam(user)) != NULL)
+		st.uid = pw->pw_uid;
+
+	/* In the reverse order of enroll: the confinement goes last. */
+	STEP(adm_audit_rules_remove(user, st.uid), "remove the audit rules");
+	STEP(adm_deny_remove(user), "remove the cron/at deny entries");
+	STEP(adm_sshd_remove(user), "remove the sshd drop-in");
+	for (i = 0; i < st.projects.n && st.uid != (uid_t)-1; i++)
+		if (adm_path_exists(st.projects.v[i]))
+			STEP(revoke_project(st.projects.v[i], st.uid, user), "revoke project ACLs");
+	if (pw != NULL && !remove_user && strcmp(pw->pw_shell, AB_SHELL_PATH) == 0) {
+		/* Back to the shell it had, or no login at all for an account we made. */
+		const char *sh = st.shell_before ? st.shell_before : NOLOGIN;
+		const char *argv2[] = { "/usr/sbin/usermod", "--shell", sh, "--", user, NULL };
+		if (act("set the login shell of %s back to %s", user, sh))
+			STEP(adm_run(argv2, NULL, 0), "reset the login shell");
+	}
+	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);
+	if (adm_path_exists(ppath) && act("remove the policy %s", ppath))
+		STEP(adm_unlink(ppath), "remove the policy file");
+	if (state_path(user, spath, sizeof(spath)) == 0 && adm_path_exists(spath) &&
+	    act("forget the enrollment state %s", spath))
+		STEP(adm_unlink(spath), "remove the enrollment state");
+
+	/* The last agent gone: the host-wide pieces go too. */
+	if ((r = adm_enrolled_users(&users)) != 0) {
+		warnx("cannot tell whether other users are enrolled (%s): PAM and auditd "
+		    "settings stay", strerror(-r));
+		failed = 1;
+		last = 0;
+	} else {
+		last = users.n == 0 || (users.n == 1 && adm_dry_run &&
+		    strcmp(users.v[0], user) == 0);
+	}
+	if (users.n > 0 && !last && !adm_quiet)
+		printf("still enrolled: %zu user(s); PAM and auditd settings stay\n", users.n);
+	adm_strv_free(&users);
+	if (last) {
+		STEP(adm_pam_disable(), "remove pam_agentbox from the PAM stacks");
+		STEP(adm_auditd_restore(), "restore the auditd settings");
+		STEP(adm_audit_backlog_remove(), "remove the backlog rules file");
+		STEP(adm_shells_remove(AB_SHELL_PATH), "remove agentbox-shell from /etc/shells");
+	}
+	if (remove_user)
+		STEP(adm_user_remove(user), "remove the user");
+	state_free(&st);
+	if (!failed && !adm_dry_run && !adm_quiet)
+		printf("unenrolled %s\n", user);
+	return failed;
+}

@@ -1,0 +1,145 @@
+/*
+ * The sshd drop-in /etc/ssh/sshd_config.d/agentbox-USER.conf: the agent's ssh logins
+ * get no channel that would bypass the confined session (port, socket, agent and X11
+ * forwarding, tunnels) and no ~/.ssh/rc run by sshd before the login shell.
+ * PermitUserEnvironment is not allowed inside a Match block (sshd_config(5)); it is "no"
+ * by default globally and `agentbox doctor` checks the effective value.
+ * The drop-in is checked with `sshd -t` and removed again if sshd rejects it; a running
+ * sshd (no systemd here) is reloaded with SIGHUP to the pid in /run/sshd.pid.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admin.h"
+
+int
+adm_sshd_dropin_path(const char *user, char *buf, size_t len)
+{
+	if (snprintf(buf, len, AB_SSHD_DROPIN_DIR "/agentbox-%s.conf", user) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int
+sshd_check(void)
+{
+	const char *argv[] = { AB_SSHD, "-t", NULL };
+	int r;
+
+	if (access(AB_SSHD, X_OK) == -1)
+		return 0;	/* no sshd installed: nothing to check or reload */
+	r = adm_run(argv, NULL, 0);
+	return r == 0 ? 0 : r < 0 ? r : -EINVAL;
+}
+
+int
+adm_sshd_reload(void)
+{
+	char *buf, comm[64], path[64];
+	long pid;
+	FILE *f;
+	int r;
+
+	if ((r = adm_read_file(AB_SSHD_PID, &buf, NULL)) != 0)
+		return r == -ENOENT ? 0 : r;	/* not running: it reads the drop-in at start */
+	pid = strtol(buf, NULL, 10);
+	free(buf);
+	if (pid <= 1)
+		return -EINVAL;
+	/* A stale pid file must not make us signal whatever reuses the pid. */
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	r = fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "sshd", 4) == 0;
+	fclose(f);
+	if (!r)
+		return 0;
+	if (!act("reload sshd (SIGHUP to pid %ld)", pid))
+		return 0;
+	return kill((pid_t)pid, SIGHUP) == -1 ? -errno : 0;
+}
+
+int
+adm_sshd_install(const char *user)
+{
+	char path[PATH_MAX], *text, *old = NULL;
+	int r;
+
+	if ((r = adm_sshd_dropin_path(user, path, sizeof(path))) != 0)
+		return r;
+	if (asprintf(&text,
+	    "# Written by agentbox enroll: %s's ssh logins get no channel around the\n"
+	    "# confined session and no ~/.ssh/rc.  PermitUserEnvironment cannot be set in a\n"
+	    "# Match block; it is \"no\" globally (agentbox doctor checks it).\n"
+	    "Match User %s\n"
+	    "\tDisableForwarding yes\n"
+	    "\tAllowAgentForwarding no\n"
+	    "\tAllowTcpForwarding no\n"
+	    "\tAllowStreamLocalForwarding no\n"
+	    "\tX11Forwarding no\n"
+	    "\tPermitTunnel no\n"
+	    "\tPermitUserRC no\n", user, user) == -1)
+		return -ENOMEM;
+	if (adm_read_file(path, &old, NULL) == 0 && strcmp(old, text) == 0) {
+		free(old);
+		free(text);
+		return 0;
+	}
+	free(old);
+	if (!act("write the sshd drop-in %s", path)) {
+		free(text);
+		return 0;
+	}
+	if ((r = adm_mkdir_p(AB_SSHD_DROPIN_DIR, 0755)) == 0)
+		r = adm_write_file(path, text, strlen(text), 0644);
+	free(text);
+	if (r != 0)
+		return r;
+	if ((r = sshd_check()) != 0) {
+		/* Never leave sshd with a configuration it would refuse at its next start. */
+		unlink(path);
+		return r;
+	}
+	return adm_sshd_reload();
+}
+
+int
+adm_sshd_remove(const char *user)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if ((r = adm_sshd_dropin_path(user, path, sizeof(path))) != 0)
+		return r;
+	if (!adm_path_exists(path))
+		return 0;
+	if (!act("remove the sshd drop-in %s", path))
+		return 0;
+	if ((r = adm_unlink(path)) != 0)
+		return r;
+	return adm_sshd_reload();
+}
+
+int
+adm_sshd_effective(const char *user, char **out)
+{
+	char spec[300];
+	const char *argv[] = { AB_SSHD, "-T", "-C", spec, NULL };
+	int r;
+
+	if (access(AB_SSHD, X_OK) == -1)
+		return -ENOENT;
+	snprintf(spec, sizeof(spec), "user=%s,host=localhost,addr=127.0.0.1", user);
+	if ((r = adm_run(argv, out, 1)) != 0) {
+		if (r > 0)
+			free(*out);
+		return r < 0 ? r : -EINVAL;
+	}
+	return 0;
+}
