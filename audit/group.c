@@ -42,6 +42,7 @@ struct ev {
 	char		*buf;
 	size_t		 len, cap;
 	int		 closed_valid;	/* the slot's last event closed: late-record detection */
+	int		 keep;		/* holds something to report: keep every record */
 };
 
 struct ab_group {
@@ -94,6 +95,31 @@ close_event(struct ab_group *g, struct ev *e)
 	g->st.events++;
 	if (n > 0)
 		g->fn(g->arg, g->recs, n);
+}
+
+/*
+ * Does an event that starts with R hold something agentbox-audit reports?  The kernel
+ * writes the record that makes an event interesting first: a Landlock or seccomp record
+ * is logged during the syscall, its SYSCALL/CWD/PATH/PROCTITLE at syscall exit; a DAC
+ * denial starts with its failed SYSCALL.  Other events keep only their first record (for
+ * serial accounting): this is what makes host noise cheap.  Should a reportable record
+ * still come later, the event keeps records from then on.
+ */
+static int
+reportable(const struct ab_rec *r)
+{
+	switch (r->t) {
+	case AB_T_LL_ACCESS:
+	case AB_T_LL_DOMAIN:
+	case AB_T_SECCOMP:
+	case AB_T_TRUSTED_APP:
+	case AB_T_LOGIN:
+		return 1;
+	case AB_T_SYSCALL:
+		return memmem(r->body.p, r->body.n, " success=no ", 12) != NULL;
+	default:
+		return 0;
+	}
 }
 
 static int
@@ -193,13 +219,16 @@ ab_group_line(struct ab_group *g, const char *line, size_t len)
 		e->first_line = g->st.lines;
 		e->nrec = 0;
 		e->len = 0;
+		e->keep = reportable(&r);
 		if (g->fifo_n == AB_SLOTS)
 			expire(g);
 		g->fifo[(g->fifo_head + g->fifo_n) % AB_SLOTS] = (uint32_t)idx;
 		g->fifo_serial[(g->fifo_head + g->fifo_n) % AB_SLOTS] = r.serial;
 		g->fifo_n++;
 	}
-	if (r.t != AB_T_EOE && (rc = append(g, e, line, len)) != 0)
+	if (!e->keep && e->nrec > 0 && reportable(&r))
+		e->keep = 1;
+	if (r.t != AB_T_EOE && (e->keep || e->nrec == 0) && (rc = append(g, e, line, len)) != 0)
 		return rc;
 	/* One-record events close now; EOE ends a kernel event. */
 	if (r.t == AB_T_EOE || r.t == AB_T_USER || r.t == AB_T_DAEMON || r.t == AB_T_TRUSTED_APP)

@@ -37,25 +37,28 @@ parse_u64(const char *p, const char *end, uint64_t *out)
 	return p;
 }
 
+#define T(name, t) { name, sizeof(name) - 1, t }
 static const struct {
 	const char *name;
+	size_t len;
 	enum ab_type t;
 } type_names[] = {
-	{ "SYSCALL", AB_T_SYSCALL },
-	{ "PATH", AB_T_PATH },
-	{ "CWD", AB_T_CWD },
-	{ "PROCTITLE", AB_T_PROCTITLE },
-	{ "SOCKADDR", AB_T_SOCKADDR },
-	{ "OBJ_PID", AB_T_OBJ_PID },
-	{ "EOE", AB_T_EOE },
-	{ "LANDLOCK_ACCESS", AB_T_LL_ACCESS },
-	{ "UNKNOWN[1423]", AB_T_LL_ACCESS },
-	{ "LANDLOCK_DOMAIN", AB_T_LL_DOMAIN },
-	{ "UNKNOWN[1424]", AB_T_LL_DOMAIN },
-	{ "SECCOMP", AB_T_SECCOMP },
-	{ "TRUSTED_APP", AB_T_TRUSTED_APP },
-	{ "LOGIN", AB_T_LOGIN },
+	T("SYSCALL", AB_T_SYSCALL),
+	T("PATH", AB_T_PATH),
+	T("CWD", AB_T_CWD),
+	T("PROCTITLE", AB_T_PROCTITLE),
+	T("SOCKADDR", AB_T_SOCKADDR),
+	T("OBJ_PID", AB_T_OBJ_PID),
+	T("EOE", AB_T_EOE),
+	T("LANDLOCK_ACCESS", AB_T_LL_ACCESS),
+	T("UNKNOWN[1423]", AB_T_LL_ACCESS),
+	T("LANDLOCK_DOMAIN", AB_T_LL_DOMAIN),
+	T("UNKNOWN[1424]", AB_T_LL_DOMAIN),
+	T("SECCOMP", AB_T_SECCOMP),
+	T("TRUSTED_APP", AB_T_TRUSTED_APP),
+	T("LOGIN", AB_T_LOGIN),
 };
+#undef T
 
 enum ab_type
 ab_type_of(const char *name, size_t n)
@@ -63,7 +66,8 @@ ab_type_of(const char *name, size_t n)
 	size_t i;
 
 	for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
-		if (strlen(type_names[i].name) == n && memcmp(type_names[i].name, name, n) == 0)
+		if (type_names[i].len == n && type_names[i].name[0] == name[0] &&
+		    memcmp(type_names[i].name, name, n) == 0)
 			return type_names[i].t;
 	if (n > 7 && memcmp(name, "DAEMON_", 7) == 0)
 		return AB_T_DAEMON;
@@ -88,7 +92,7 @@ ab_type_of(const char *name, size_t n)
 int
 ab_rec_parse(const char *line, size_t len, struct ab_rec *r)
 {
-	const char *p = line, *end = line + len, *q, *sep;
+	const char *p = line, *end = line + len, *q;
 
 	memset(r, 0, sizeof(*r));
 	r->line = line;
@@ -114,7 +118,10 @@ ab_rec_parse(const char *line, size_t len, struct ab_rec *r)
 	if ((size_t)(end - p) < 10 || memcmp(p, "msg=audit(", 10) != 0)
 		return -EINVAL;
 	p += 10;
-	if ((p = parse_u64(p, end, &r->sec)) == NULL || p >= end || *p != '.')
+	if ((q = parse_u64(p, end, &r->sec)) == NULL)
+		return p < end && *p >= '0' && *p <= '9' ? -ERANGE : -EINVAL;
+	p = q;
+	if (p >= end || *p != '.')
 		return -EINVAL;
 	{
 		uint64_t ms;
@@ -124,8 +131,11 @@ ab_rec_parse(const char *line, size_t len, struct ab_rec *r)
 			return -EINVAL;
 		r->ms = (uint32_t)ms;
 	}
-	if (p >= end || *p != ':' || (p = parse_u64(p + 1, end, &r->serial)) == NULL)
+	if (p >= end || *p != ':')
 		return -EINVAL;
+	if ((q = parse_u64(p + 1, end, &r->serial)) == NULL)
+		return p + 1 < end && p[1] >= '0' && p[1] <= '9' ? -ERANGE : -EINVAL;
+	p = q;
 	/* Seconds beyond year 9999 are corrupt: refuse rather than print nonsense dates. */
 	if (r->sec > 253402300799ULL)
 		return -ERANGE;
@@ -134,13 +144,10 @@ ab_rec_parse(const char *line, size_t len, struct ab_rec *r)
 	p += 2;
 	if (p < end && *p == ' ')
 		p++;
-	sep = memchr(p, 0x1d, end - p);
+	/* The enriched part (after 0x1d) is found on demand by body_end(): most lines are
+	 * never looked into, and this keeps the header parse to one short scan. */
 	r->body.p = p;
-	r->body.n = (sep != NULL ? sep : end) - p;
-	if (sep != NULL) {
-		r->enr.p = sep + 1;
-		r->enr.n = end - sep - 1;
-	}
+	r->body.n = end - p;
 	return 0;
 }
 
@@ -202,15 +209,25 @@ scan(const char *p, const char *end, int depth, struct tok_cb *cb)
 	}
 }
 
+/* Where the fields end: at the enriched separator, or the end of the line. */
+static const char *
+body_end(const struct ab_rec *r)
+{
+	const char *sep = memchr(r->body.p, 0x1d, r->body.n);
+
+	return sep != NULL ? sep : r->body.p + r->body.n;
+}
+
 int
 ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *v)
 {
 	struct tok_cb cb = { .key = key, .klen = strlen(key), .want_depth = inner ? 1 : 0 };
+	const char *end = body_end(r);
 
-	scan(r->body.p, r->body.p + r->body.n, 0, &cb);
+	scan(r->body.p, end, 0, &cb);
 	if (!cb.hit) {
 		cb.want_depth = -1;
-		scan(r->body.p, r->body.p + r->body.n, 0, &cb);
+		scan(r->body.p, end, 0, &cb);
 	}
 	if (!cb.hit)
 		return -ENOENT;
@@ -222,10 +239,11 @@ int
 ab_rec_enriched(const struct ab_rec *r, const char *key, struct ab_str *v)
 {
 	struct tok_cb cb = { .key = key, .klen = strlen(key), .want_depth = 0 };
+	const char *sep = body_end(r), *end = r->body.p + r->body.n;
 
-	if (r->enr.n == 0)
+	if (sep >= end)
 		return -ENOENT;
-	scan(r->enr.p, r->enr.p + r->enr.n, 0, &cb);
+	scan(sep + 1, end, 0, &cb);
 	if (!cb.hit)
 		return -ENOENT;
 	*v = cb.found;

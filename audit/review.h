@@ -53,8 +53,9 @@ struct ab_rec {
 	uint64_t	 sec;		/* msg=audit(SEC.MS:SERIAL) */
 	uint32_t	 ms;
 	uint64_t	 serial;
-	struct ab_str	 body;		/* the fields, up to the enriched separator */
-	struct ab_str	 enr;		/* after 0x1d (log_format = ENRICHED), else empty */
+	struct ab_str	 body;		/* the fields to the end of the line, including the
+					 * enriched part (after 0x1d, log_format = ENRICHED) that
+					 * ab_rec_field() stops at and ab_rec_enriched() reads */
 };
 
 /*
