@@ -63,3 +63,4 @@ INSTALL += install-shell
 UNINSTALL += uninstall-shell
 
 ROOT_TESTS += tests/e2e/shell.t
+ROOT_TESTS += tests/e2e/shell-agents.t

@@ -18,7 +18,7 @@ grep -qw errno /proc/sys/kernel/seccomp/actions_logged ||
 	skip_all "kernel does not log seccomp errno actions (actions_logged)"
 
 # try-op where the agent can run it (/usr/local is this world's private copy).
-install -m 0755 "$BUILD/try-op" "$TRY" || e2e_die "install try-op"
+install -D -m 0755 "$BUILD/try-op" "$TRY" || e2e_die "install try-op"
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
 # Outside every rule: /srv is not in the default read set.  A private tmpfs, so the
 # host never sees it; world-readable, so only Landlock can deny it.
