@@ -82,8 +82,8 @@ $(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.
 	  $(POLICY_LIB_SAN) $(POLICY_LIBS)
 
 # Unit tests (no root needed; as root the ownership cases run too).
-POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan
+POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy
 $(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) | $(B)/tests
 	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(POLICY_LIBS)
 tests/unit/policy_check.t: $(B)/tests/policy-check
-UNIT_TESTS += $(POLICY_TESTS)
+UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t

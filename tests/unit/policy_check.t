@@ -1,0 +1,115 @@
+#!/bin/bash
+# agentbox check: exit codes and messages on good and bad policy files.
+# Uses build/tests/policy-check (admin/check.c alone); no root needed, but as root the
+# files are root-owned like the real ones and the "owned by another user" case runs too.
+. "$(dirname "$0")/../lib.sh"
+
+CHECK="$BUILD/tests/policy-check"
+[ -x "$CHECK" ] || skip_all "$CHECK not built (make $CHECK)"
+
+umask 022
+T=$(mktemp -d /tmp/ab-policy-check.XXXXXX) || skip_all "mktemp failed"
+T=$(cd "$T" && pwd -P)
+defer "rm -rf '$T'"
+chmod 0755 "$T"
+R="$T/root"
+mkdir -p "$R/etc/agentbox/policy.d" "$T/proj"
+CONF="$R/etc/agentbox/agentbox.conf"
+
+# run ARGS...: sets $rc, $out, $err
+run() {
+	out=$("$CHECK" "$@" 2>"$T/err"); rc=$?
+	err=$(cat "$T/err")
+}
+
+# 1. The shipped default policy is valid and enrolls nobody.
+cp "$TOP/policy/agentbox.conf" "$CONF"
+run --root "$R"
+is "$rc" 0 "default policy: exit 0"
+like "$out" "no user enrolled" "default policy: says nobody is enrolled"
+is "$err" "" "default policy: nothing on stderr"
+
+# 2. With an enrolled user: the compiled policy, aligned, with its digest.
+printf '[user:agent]\nproject = %s\n' "$T/proj" > "$R/etc/agentbox/policy.d/agent.conf"
+run --root "$R"
+is "$rc" 0 "default policy + user: exit 0"
+like "$out" "\\[user:agent]" "prints the user's section"
+like "$out" "  digest             " "prints the digest, aligned"
+like "$out" "  network            none" "prints network none"
+like "$out" "  project            $T/proj" "prints the project"
+like "$out" "                     .ssh/" "list items continue in the value column"
+run --root "$R" --user agent
+is "$rc" 0 "--user agent: exit 0"
+run --root "$R" --user nobody-here
+is "$rc" 1 "--user of a user without a section: exit 1"
+like "$err" "not enrolled" "  and says why"
+
+# 3. --root beats $AGENTBOX_ROOT, which beats /.
+out=$(AGENTBOX_ROOT="$R" "$CHECK" 2>/dev/null); rc=$?
+is "$rc" 0 "AGENTBOX_ROOT is used"
+like "$out" "\\[user:agent]" "  and read"
+out=$(AGENTBOX_ROOT=/nonexistent "$CHECK" --root "$R" 2>/dev/null); rc=$?
+is "$rc" 0 "--root beats AGENTBOX_ROOT"
+
+# 4. Bad files: non-zero, every error as FILE:LINE: reason.
+printf '[defaults]\nraed = /usr\n' > "$CONF"
+run --root "$R"
+is "$rc" 1 "typo'd key: exit 1"
+like "$err" "$CONF:2: unknown key 'raed'" "typo'd key: FILE:LINE named"
+
+printf '[defaults]\n# x\nread = usr/lib\n' > "$CONF"
+run --root "$R"
+is "$rc" 1 "relative path: exit 1"
+like "$err" "$CONF:3: read: 'usr/lib' is not an absolute path" "relative path: FILE:LINE named"
+
+printf '[defaults]\nraed = /usr\nnetwork = wifi\nmask = [x\n' > "$CONF"
+run --root "$R"
+is "$rc" 1 "three errors: exit 1"
+is "$(grep -c "^$CONF:[234]: " "$T/err")" 3 "three errors: all three reported"
+
+cp "$TOP/policy/agentbox.conf" "$CONF"
+chmod g+w "$CONF"
+run --root "$R"
+is "$rc" 1 "group-writable file: exit 1"
+like "$err" "$CONF: group-writable" "group-writable file: named"
+chmod g-w "$CONF"
+
+printf '[defaults]\nread = /usr\n' > "$T/one.conf"
+run "$T/one.conf"
+is "$rc" 0 "FILE argument: a valid file"
+printf '[defaults]\nread = /usr\nshell = bash\n' > "$T/one.conf"
+run "$T/one.conf"
+is "$rc" 1 "FILE argument: an invalid file"
+like "$err" "$T/one.conf:3: shell: 'bash' is not an absolute path" "FILE argument: FILE:LINE"
+ln -s "$T/one.conf" "$T/link.conf"
+run "$T/link.conf"
+is "$rc" 1 "FILE argument: a symlink is refused"
+
+printf '[user:agent]\nproject = %s\nnetwork = loopback\n' "$T/proj" > "$R/etc/agentbox/policy.d/agent.conf"
+printf '[user:agent]\nproject = %s\nnetwork = host\n' "$T/proj" > "$R/etc/agentbox/policy.d/zz.conf"
+run --root "$R"
+is "$rc" 1 "conflicting scalar across files: exit 1"
+like "$err" "zz.conf:3: network = host for \\[user:agent] conflicts with" "conflict: named"
+rm -f "$R/etc/agentbox/policy.d/zz.conf"
+
+if [ "$(id -u)" = 0 ]; then
+	chown 65534 "$CONF"
+	run --root "$R"
+	is "$rc" 1 "file owned by uid 65534: exit 1"
+	like "$err" "owned by uid 65534, not root" "  and says so"
+	chown 0 "$CONF"
+elif [ -n "${CI:-}" ]; then
+	not_ok "cannot run: the ownership case needs root"
+else
+	ok "ownership case # SKIP needs root"
+fi
+
+# 5. Usage errors: exit 2.
+run --bogus
+is "$rc" 2 "unknown option: exit 2"
+run a b
+is "$rc" 2 "two FILEs: exit 2"
+run --root ""
+is "$rc" 2 "empty --root: exit 2"
+
+finish

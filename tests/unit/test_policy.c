@@ -1,0 +1,764 @@
+/*
+ * The policy language end to end through ab_policy_load/check: merging, defaults,
+ * every error reported with FILE:LINE, hostile input, unsafe files refused, digest.
+ * Runs without root (files owned by the caller are accepted then); as root it also
+ * checks that a file owned by another user is refused.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+
+#include "policy.h"
+#include "../tap.h"
+
+static char top[256];		/* real path of the temp dir */
+static char p1[300], p2[300];	/* two project directories */
+
+static void
+die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+/* Write ROOT/REL (LEN bytes of DATA, or strlen when LEN is -1). */
+static void
+put(const char *root, const char *rel, const char *data, long len)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+	size_t n = len < 0 ? strlen(data) : (size_t)len;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if ((f = fopen(path, "we")) == NULL || fwrite(data, 1, n, f) != n || fclose(f) != 0)
+		die(path);
+	if (chmod(path, 0644) != 0)
+		die("chmod");
+}
+
+static void
+rm(const char *root, const char *rel)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (unlink(path) != 0 && errno != ENOENT)
+		die(path);
+}
+
+/* A fresh policy root: ROOT/etc/agentbox/policy.d, all 0755. */
+static char *
+new_root(const char *name)
+{
+	char *root, path[PATH_MAX * 2];
+
+	if (asprintf(&root, "%s/%s", top, name) < 0)
+		die("asprintf");
+	snprintf(path, sizeof(path), "mkdir -p '%s/etc/agentbox/policy.d' && chmod -R 0755 '%s'",
+	    root, root);
+	if (system(path) != 0)
+		die(path);
+	return root;
+}
+
+static int
+diag_has(const struct ab_diag *d, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (strstr(d->msg[i], needle) != NULL)
+			return 1;
+	return 0;
+}
+
+static void
+diag_show(const struct ab_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		diag("%s", d->msg[i]);
+}
+
+static int
+strv_is(const struct ab_strv *sv, const char *const *want)
+{
+	size_t i;
+
+	for (i = 0; want[i] != NULL; i++)
+		if (i >= sv->n || strcmp(sv->v[i], want[i]) != 0)
+			return 0;
+	return i == sv->n;
+}
+
+/* ab_policy_check on ROOT; returns r, fills diag and users. */
+static int
+check(const char *root, struct ab_diag *d, struct ab_strv *users)
+{
+	return ab_policy_check(root, NULL, users, d);
+}
+
+/* The digest as policy/digest.c documents it, computed independently. */
+static void
+manual_digest(const char *root, const char *const *rels, unsigned char out[AB_DIGEST_LEN])
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned int n;
+	size_t i;
+
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	for (i = 0; rels[i] != NULL; i++) {
+		char path[PATH_MAX * 2], logical[PATH_MAX], *buf;
+		unsigned char be[8];
+		long len;
+		FILE *f;
+		int k;
+
+		snprintf(path, sizeof(path), "%s/%s", root, rels[i]);
+		snprintf(logical, sizeof(logical), "/%s", rels[i]);
+		if ((f = fopen(path, "re")) == NULL)
+			die(path);
+		fseek(f, 0, SEEK_END);
+		len = ftell(f);
+		rewind(f);
+		buf = malloc((size_t)len + 1);
+		if (fread(buf, 1, (size_t)len, f) != (size_t)len)
+			die("fread");
+		fclose(f);
+		for (k = 7; k >= 0; k--)
+			be[7 - k] = (unsigned char)((unsigned long)len >> (8 * k));
+		EVP_DigestUpdate(md, logical, strlen(logical) + 1);
+		EVP_DigestUpdate(md, be, 8);
+		EVP_DigestUpdate(md, buf, (size_t)len);
+		free(buf);
+	}
+	EVP_DigestFinal_ex(md, out, &n);
+	EVP_MD_CTX_free(md);
+}
+
+static void
+test_merge(void)
+{
+	char *root = new_root("merge"), conf[4096], *root2;
+	struct ab_diag d = { 0 };
+	struct ab_policy *alice = NULL, *bob = NULL, *x = NULL, *again = NULL;
+	struct ab_strv users = { 0 };
+	unsigned char want[AB_DIGEST_LEN];
+	int r;
+
+	snprintf(conf, sizeof(conf),
+	    "\xef\xbb\xbf# comment\r\n"
+	    "[defaults]\r\n"
+	    "read = /usr /bin ; an inline comment\n"
+	    "; another comment\n"
+	    "mask = .env\n"
+	    "network = loopback\n"
+	    "\n"
+	    "[user:alice]\n"
+	    "project = %s\n"
+	    "read = /opt /usr //srv///data/ /opt/My\\ App\n"
+	    "network = tcp:443,22,443\n"
+	    "shell = /bin/sh\n"
+	    "shell = /bin/dash\n"
+	    "mask = a\\ b\n", p1);
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	snprintf(conf, sizeof(conf), "[user:alice]\nproject = %s\nproject = %s\nmask = *.pem\n"
+	    "env_keep = TERM LANG TERM\n", p2, p1);
+	put(root, "etc/agentbox/policy.d/20-alice.conf", conf, -1);
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/10-bob.conf", conf, -1);
+	/* Not policy: hidden, backup, no .conf suffix.  Garbage would fail if read. */
+	put(root, "etc/agentbox/policy.d/.hidden.conf", "garbage\n", -1);
+	put(root, "etc/agentbox/policy.d/x.conf~", "garbage\n", -1);
+	put(root, "etc/agentbox/policy.d/README", "garbage\n", -1);
+
+	r = ab_policy_load(root, "alice", &alice, &d);
+	ok(r == 0 && alice != NULL, "load alice (r=%d)", r);
+	diag_show(&d);
+	if (alice != NULL) {
+		const char *proj[] = { p1, p2, NULL };
+		const char *rd[] = { "/usr", "/bin", "/opt", "/srv/data", "/opt/My App", NULL };
+		const char *mk[] = { ".env", "a\\ b", "*.pem", NULL };
+		const char *env[] = { "TERM", "LANG", NULL };
+
+		ok(strcmp(alice->user, "alice") == 0, "user name");
+		ok(strv_is(&alice->project, proj), "projects in order, duplicate dropped");
+		ok(strv_is(&alice->read, rd), "read: defaults first, normalised, deduplicated, "
+		    "escaped space kept");
+		ok(alice->write.n == 0, "write empty");
+		ok(strv_is(&alice->mask, mk), "mask accumulates across sections and files");
+		ok(strv_is(&alice->env_keep, env), "env_keep deduplicated");
+		ok(alice->network == AB_NET_TCP && alice->nports == 2 && alice->ports[0] == 22 &&
+		    alice->ports[1] == 443, "tcp ports sorted and unique");
+		ok(strcmp(alice->shell, "/bin/dash") == 0, "last scalar of a file wins");
+		ok(alice->landlock_min_abi == 1 && alice->audit == AB_AUDIT_REQUIRED,
+		    "defaults: landlock_min_abi 1, audit required");
+	}
+	ab_diag_free(&d);
+	r = ab_policy_load(root, "bob", &bob, &d);
+	ok(r == 0 && bob != NULL && bob->network == AB_NET_LOOPBACK &&
+	    strcmp(bob->shell, "/bin/bash") == 0 && bob->protect.n == 0,
+	    "bob: network from defaults, shell /bin/bash by default");
+	ok(r == 0 && alice && memcmp(alice->digest, bob->digest, AB_DIGEST_LEN) == 0,
+	    "one digest for the whole set");
+	{
+		const char *rels[] = { "etc/agentbox/agentbox.conf",
+		    "etc/agentbox/policy.d/10-bob.conf", "etc/agentbox/policy.d/20-alice.conf",
+		    NULL };
+
+		manual_digest(root, rels, want);
+		ok(bob && memcmp(bob->digest, want, AB_DIGEST_LEN) == 0,
+		    "digest = SHA-256 of (path NUL len64be bytes) per file, as documented");
+	}
+	ab_diag_free(&d);
+	r = ab_policy_load(root, "carol", &x, &d);
+	ok(r == -ENOENT && x == NULL && d.n == 0, "carol has no section: -ENOENT (r=%d)", r);
+	ab_diag_free(&d);
+	r = check(root, &d, &users);
+	ok(r == 0 && users.n == 2 && strcmp(users.v[0], "alice") == 0 &&
+	    strcmp(users.v[1], "bob") == 0, "check lists the enrolled users, sorted");
+	ab_strv_free(&users);
+	ab_diag_free(&d);
+
+	/* The same files elsewhere: the same digest (the root prefix is not hashed). */
+	root2 = new_root("merge2");
+	snprintf(conf, sizeof(conf), "cp -a '%s/etc' '%s/'", root, root2);
+	if (system(conf) != 0)
+		die(conf);
+	r = ab_policy_load(root2, "bob", &again, &d);
+	ok(r == 0 && bob && memcmp(again->digest, bob->digest, AB_DIGEST_LEN) == 0,
+	    "same bytes under another root: same digest");
+	ab_policy_free(again);
+	again = NULL;
+	put(root2, "etc/agentbox/policy.d/10-bob.conf", "[user:bob]\n", -1);
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s \n", p1);	/* one more byte */
+	put(root2, "etc/agentbox/policy.d/10-bob.conf", conf, -1);
+	r = ab_policy_load(root2, "bob", &again, &d);
+	ok(r == 0 && bob && memcmp(again->digest, bob->digest, AB_DIGEST_LEN) != 0,
+	    "one more byte: another digest");
+	ab_policy_free(again);
+	ab_diag_free(&d);
+
+	ab_policy_free(alice);
+	ab_policy_free(bob);
+	free(root);
+	free(root2);
+}
+
+static void
+test_conflicts(void)
+{
+	char *root = new_root("conflict"), conf[4096];
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	int r;
+
+	snprintf(conf, sizeof(conf), "[defaults]\nnetwork = none\n[user:alice]\nproject = %s\n"
+	    "network = loopback\n", p1);
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	put(root, "etc/agentbox/policy.d/a.conf", "[user:alice]\nnetwork = loopback\n", -1);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == 0 && p && p->network == AB_NET_LOOPBACK, "same scalar in two files: fine");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+
+	put(root, "etc/agentbox/policy.d/a.conf", "# x\n[user:alice]\nnetwork = host\n", -1);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == -EINVAL && p == NULL, "conflicting scalar across files refused (r=%d)", r);
+	ok(diag_has(&d, "policy.d/a.conf:3: network = host for [user:alice] conflicts with") &&
+	    diag_has(&d, "agentbox.conf:5"), "the message names both places");
+	diag_show(&d);
+	ab_diag_free(&d);
+
+	/* Within one file, the last value wins: not a conflict. */
+	put(root, "etc/agentbox/policy.d/a.conf", "[user:alice]\nnetwork = host\n"
+	    "network = loopback\n", -1);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == 0 && p && p->network == AB_NET_LOOPBACK, "file's final value is compared");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+
+	/* [defaults] in two files must agree too. */
+	put(root, "etc/agentbox/policy.d/a.conf", "[defaults]\naudit = best-effort\n", -1);
+	put(root, "etc/agentbox/policy.d/b.conf", "[defaults]\naudit = required\n", -1);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == -EINVAL && diag_has(&d, "b.conf:2: audit = required for [defaults] conflicts"),
+	    "conflicting [defaults] across files refused");
+	ab_diag_free(&d);
+	rm(root, "etc/agentbox/policy.d/b.conf");
+
+	/* A user without any project. */
+	put(root, "etc/agentbox/policy.d/b.conf", "\n[user:dave]\nread = /usr\n", -1);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == -EINVAL && diag_has(&d, "b.conf:2: [user:dave] has no project"),
+	    "a user without a project refuses the set, for every user");
+	ab_diag_free(&d);
+	free(root);
+}
+
+/* One bad line each: every one reported, at its own line, and nothing else. */
+static void
+test_errors(void)
+{
+	char *root = new_root("errors"), link[PATH_MAX * 2], file[PATH_MAX * 2];
+	static const char *const rows[][2] = {
+		{ "raed = /usr", "unknown key 'raed'" },
+		{ "Read = /usr", "unknown key 'Read'" },
+		{ "read = usr", "'usr' is not an absolute path" },
+		{ "write = /a/../b", "'.' or '..' component" },
+		{ "write = /a/./b", "'.' or '..' component" },
+		{ "shell = sh", "'sh' is not an absolute path" },
+		{ "network = wifi", "is not none, loopback, host or tcp" },
+		{ "network = tcp:", "needs at least one port" },
+		{ "network = tcp:0", "bad port" },
+		{ "network = tcp:65536", "bad port" },
+		{ "network = tcp:22,,23", "bad port" },
+		{ "network = tcp:022", "bad port" },
+		{ "network = tcp:22,", "bad port" },
+		{ "network = tcp:-1", "bad port" },
+		{ "network = none host", "takes one value" },
+		{ "audit = maybe", "not required or best-effort" },
+		{ "landlock_min_abi = 0", "not an ABI version" },
+		{ "landlock_min_abi = 8", "not an ABI version" },
+		{ "landlock_min_abi = 1.0", "not an ABI version" },
+		{ "landlock_min_abi = 01", "not an ABI version" },
+		{ "mask = !x", "invalid pattern '!x'" },
+		{ "protect = [a", "invalid pattern '[a'" },
+		{ "mask = a//b", "invalid pattern" },
+		{ "env_keep = 1X", "not a valid variable name" },
+		{ "env_keep = A-B", "not a valid variable name" },
+		{ "project = /nonexistent-agentbox-test-dir", "No such file or directory" },
+		{ "project = @FILE@", "is not a directory" },
+		{ "project = @LINK@", "through a symlink" },
+		{ "project = relative", "not an absolute path" },
+		{ "read =", "empty value" },
+		{ "  read = /x", "indented line" },
+		{ "\tmask = .env", "indented line" },
+		{ "read = /x\x01", "control character 0x01" },
+		{ "read = /x\x1b[31m", "control character 0x1b" },
+		{ "read = /\xc0\x80", "invalid UTF-8" },		/* overlong NUL */
+		{ "read = /\xed\xa0\x80", "invalid UTF-8" },	/* surrogate */
+		{ "read = /\xf5\x80\x80\x80", "invalid UTF-8" },	/* beyond U+10FFFF */
+		{ "read = /\xe2\x82", "invalid UTF-8" },		/* cut short */
+		{ "read = /\xff", "invalid UTF-8" },
+		{ "just text", "expected KEY = VALUE" },
+		/* section lines last: they change where the following keys go */
+		{ "[defaults] x", "text after ']'" },
+		{ "[defaults", "without ']'" },
+		{ "[users:bob]", "unknown section [users:bob]" },
+		{ "[user:b@d]", "invalid user name 'b@d'" },
+		{ "[user:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]",
+		  "invalid user name" },
+		{ "[user:]", "invalid user name ''" },
+		{ "[ defaults ]", "unknown section" },
+	};
+	size_t nrows = sizeof(rows) / sizeof(rows[0]), i, len = 0;
+	char *conf = NULL, want[512], *line;
+	struct ab_diag d = { 0 };
+	struct ab_strv users = { 0 };
+	FILE *f;
+	int r, all = 1;
+
+	snprintf(file, sizeof(file), "%s/a-file", top);
+	put(top, "a-file", "x", -1);
+	snprintf(link, sizeof(link), "%s/link-to-p1", top);
+	unlink(link);
+	if (symlink(p1, link) != 0)
+		die("symlink");
+	if ((f = open_memstream(&conf, &len)) == NULL)
+		die("open_memstream");
+	fputs("[defaults]\n", f);
+	for (i = 0; i < nrows; i++) {
+		const char *s = rows[i][0];
+
+		if (strcmp(s, "project = @FILE@") == 0)
+			fprintf(f, "project = %s\n", file);
+		else if (strcmp(s, "project = @LINK@") == 0)
+			fprintf(f, "project = %s\n", link);
+		else
+			fprintf(f, "%s\n", s);
+	}
+	/* A NUL byte in a line (fputs would stop at it). */
+	fwrite("read = /a\0b\n", 1, 12, f);
+	fclose(f);
+	put(root, "etc/agentbox/agentbox.conf", conf, (long)len);
+	free(conf);
+
+	r = check(root, &d, &users);
+	ok(r == -EINVAL, "a file full of errors is invalid (r=%d)", r);
+	for (i = 0; i < nrows; i++) {
+		snprintf(want, sizeof(want), "etc/agentbox/agentbox.conf:%zu: ", i + 2);
+		line = NULL;
+		for (size_t k = 0; k < d.n; k++)
+			if (strstr(d.msg[k], want) != NULL && strstr(d.msg[k], rows[i][1]) != NULL)
+				line = d.msg[k];
+		if (line == NULL)
+			all = 0;
+		ok(line != NULL, "line %zu '%s': reported as '%s'", i + 2, rows[i][0], rows[i][1]);
+	}
+	snprintf(want, sizeof(want), "agentbox.conf:%zu: NUL byte at column 10", nrows + 2);
+	ok(diag_has(&d, want), "NUL byte reported with line and column");
+	ok(d.n == nrows + 1, "exactly one message per bad line (%zu for %zu)", d.n, nrows + 1);
+	if (!all || d.n != nrows + 1)
+		diag_show(&d);
+	ab_diag_free(&d);
+	ab_strv_free(&users);
+
+	/* A key before any section. */
+	put(root, "etc/agentbox/agentbox.conf", "read = /usr\n[defaults]\n", -1);
+	r = check(root, &d, NULL);
+	ok(r == -EINVAL && diag_has(&d, "agentbox.conf:1: 'read' before any"),
+	    "key before any section");
+	ab_diag_free(&d);
+	free(root);
+}
+
+static char *
+repeat(int c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s == NULL)
+		die("malloc");
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+static void
+test_hostile(void)
+{
+	char *root = new_root("hostile"), *big, *conf;
+	struct ab_diag d = { 0 };
+	struct ab_strv users = { 0 };
+	struct ab_policy *p = NULL;
+	size_t i, n;
+	FILE *f;
+	double t;
+	struct timespec t0, t1;
+	int r;
+
+	/* 198 bytes is the longest line inih (INI_MAX_LINE 200) takes whole. */
+	big = repeat('a', 198 - strlen("read = /"));
+	if (asprintf(&conf, "[defaults]\nread = /%s\n", big) < 0)
+		die("asprintf");
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	r = check(root, &d, NULL);
+	ok(r == 0, "a 198-byte line is fine (r=%d)", r);
+	diag_show(&d);
+	ab_diag_free(&d);
+	free(conf);
+	free(big);
+
+	big = repeat('a', 199 - strlen("read = /"));
+	if (asprintf(&conf, "[defaults]\nread = /%s\n", big) < 0)
+		die("asprintf");
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	r = check(root, &d, NULL);
+	ok(r == -EINVAL && d.n == 1 && diag_has(&d, "agentbox.conf:2: line too long (199 bytes"),
+	    "a 199-byte line is an error, not cut short");
+	ab_diag_free(&d);
+	free(conf);
+	free(big);
+
+	/* 1 MiB line: one error; its tail is never read as lines of its own. */
+	big = repeat('a', 1 << 20);
+	if (asprintf(&conf, "[defaults]\nread = /%s\nnetwork = none\n", big) < 0)
+		die("asprintf");
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	r = check(root, &d, NULL);
+	ok(r == -EINVAL && d.n == 1 && diag_has(&d, "agentbox.conf:2: line too long (1048584"),
+	    "a 1 MiB line: exactly one error, at line 2");
+	diag_show(&d);
+	ab_diag_free(&d);
+	free(conf);
+
+	/* A long line whose first 198 bytes would be a valid, weaker value. */
+	memset(big, ' ', 400);
+	memcpy(big, "network = host", 14);
+	memcpy(big + 390, "x = y", 5);
+	big[400] = '\0';
+	if (asprintf(&conf, "[user:bob]\nproject = %s\n%s\n", p1, big) < 0)
+		die("asprintf");
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EINVAL && p == NULL && d.n == 1, "a cut line never yields a value");
+	ab_diag_free(&d);
+	free(conf);
+	free(big);
+
+	/* 10,000 sections. */
+	if ((f = open_memstream(&conf, &n)) == NULL)
+		die("open_memstream");
+	fputs("[defaults]\nread = /usr\nmask = .env\n", f);
+	for (i = 0; i < 10000; i++)
+		fprintf(f, "[user:u%zu]\nproject = %s\nread = /opt/%zu\n", i, p1, i);
+	fclose(f);
+	put(root, "etc/agentbox/agentbox.conf", conf, (long)n);
+	free(conf);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = check(root, &d, &users);
+	r = r == 0 ? ab_policy_load(root, "u9999", &p, &d) : r;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(r == 0 && users.n == 10000 && p != NULL && p->read.n == 2 &&
+	    strcmp(p->read.v[1], "/opt/9999") == 0, "10,000 sections: all enrolled, right merge");
+	ok(t < 30.0, "10,000 sections checked and loaded in %.2f s (< 30 s under ASan)", t);
+	ab_policy_free(p);
+	p = NULL;
+	ab_strv_free(&users);
+	ab_diag_free(&d);
+
+	/* 10,000 sections of one user across the file: lists accumulate. */
+	if ((f = open_memstream(&conf, &n)) == NULL)
+		die("open_memstream");
+	for (i = 0; i < 10000; i++)
+		fprintf(f, "[user:bob]\nproject = %s\nmask = p%zu\n", p1, i % 5000);
+	fclose(f);
+	put(root, "etc/agentbox/agentbox.conf", conf, (long)n);
+	free(conf);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == 0 && p && p->mask.n == 5000 && p->project.n == 1,
+	    "10,000 sections of one user: lists merged and deduplicated");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+
+	/* Bigger than 4 MiB: refused before parsing. */
+	big = repeat('#', (4u << 20) + 1);
+	put(root, "etc/agentbox/agentbox.conf", big, (4l << 20) + 1);
+	free(big);
+	r = check(root, &d, NULL);
+	ok(r == -EFBIG && diag_has(&d, "larger than"), "a file over 4 MiB is refused (r=%d)", r);
+	ab_diag_free(&d);
+
+	/* Empty and comment-only files are valid and enroll nobody. */
+	put(root, "etc/agentbox/agentbox.conf", "", 0);
+	r = check(root, &d, &users);
+	ok(r == 0 && users.n == 0, "an empty agentbox.conf is valid, enrolls nobody");
+	ab_diag_free(&d);
+	ab_strv_free(&users);
+	free(root);
+}
+
+static void
+test_unsafe(void)
+{
+	char *root = new_root("unsafe"), path[PATH_MAX * 2], conf[1024];
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	int r;
+
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/agentbox.conf", conf, -1);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == 0, "baseline loads");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+
+	snprintf(path, sizeof(path), "%s/etc/agentbox/agentbox.conf", root);
+	chmod(path, 0664);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EPERM && p == NULL && diag_has(&d, "agentbox.conf: group-writable (mode 0664)"),
+	    "group-writable file refused (r=%d)", r);
+	ab_diag_free(&d);
+	chmod(path, 0646);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EPERM && diag_has(&d, "world-writable"), "world-writable file refused");
+	ab_diag_free(&d);
+	chmod(path, 0644);
+
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d", root);
+	chmod(path, 0777);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EPERM && diag_has(&d, "policy.d: world-writable"), "world-writable policy.d refused");
+	ab_diag_free(&d);
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s/etc/agentbox", root);
+	chmod(path, 0775);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EPERM && diag_has(&d, "etc/agentbox: group-writable"), "group-writable etc/agentbox refused");
+	ab_diag_free(&d);
+	chmod(path, 0755);
+
+	/* A symlinked policy file or directory is refused, even pointing somewhere sane. */
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d/x.conf", root);
+	snprintf(conf, sizeof(conf), "%s/etc/agentbox/agentbox.conf", root);
+	if (symlink(conf, path) != 0)
+		die("symlink");
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -ELOOP && diag_has(&d, "x.conf: ") && diag_has(&d, "symlink"),
+	    "symlinked drop-in refused (r=%d)", r);
+	ab_diag_free(&d);
+	unlink(path);
+
+	/* A FIFO named *.conf: refused at once, the read never blocks (O_NONBLOCK). */
+	if (mkfifo(path, 0644) != 0)
+		die("mkfifo");
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EPERM && diag_has(&d, "x.conf: not a regular file"), "FIFO drop-in refused");
+	ab_diag_free(&d);
+	unlink(path);
+	if (mkdir(path, 0755) != 0)
+		die("mkdir");
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == -EPERM && diag_has(&d, "not a regular file"), "directory named x.conf refused");
+	ab_diag_free(&d);
+	rmdir(path);
+
+	/* policy.d as a symlink. */
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d", root);
+	rmdir(path);
+	snprintf(conf, sizeof(conf), "%s/etc", root);
+	if (symlink(conf, path) != 0)
+		die("symlink");
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r != 0 && p == NULL && diag_has(&d, "policy.d: ") && diag_has(&d, "symlink"),
+	    "symlinked policy.d refused (r=%d)", r);
+	ab_diag_free(&d);
+	unlink(path);
+	mkdir(path, 0755);
+
+	/* Owned by someone else: needs root to arrange. */
+	snprintf(path, sizeof(path), "%s/etc/agentbox/agentbox.conf", root);
+	if (geteuid() == 0) {
+		if (chown(path, 65534, 65534) != 0)
+			die("chown");
+		r = ab_policy_load(root, "bob", &p, &d);
+		ok(r == -EPERM && diag_has(&d, "owned by uid 65534, not root"),
+		    "file owned by uid 65534 refused");
+		ab_diag_free(&d);
+		if (chown(path, 0, 0) != 0)
+			die("chown");
+		snprintf(path, sizeof(path), "%s/etc/agentbox", root);
+		if (chown(path, 65534, 65534) != 0)
+			die("chown");
+		r = ab_policy_load(root, "bob", &p, &d);
+		ok(r == -EPERM && diag_has(&d, "etc/agentbox: owned by uid 65534"),
+		    "directory owned by uid 65534 refused");
+		ab_diag_free(&d);
+		if (chown(path, 0, 0) != 0)
+			die("chown");
+	} else if (getenv("CI") != NULL) {
+		ok(0, "cannot run: the ownership cases need root");
+	} else {
+		ok(1, "ownership cases # SKIP need root");
+	}
+
+	/* No agentbox.conf: policy.d alone still enrolls (load), check says it is missing. */
+	snprintf(path, sizeof(path), "%s/etc/agentbox/agentbox.conf", root);
+	unlink(path);
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/bob.conf", conf, -1);
+	r = ab_policy_load(root, "bob", &p, &d);
+	ok(r == 0 && p != NULL, "missing agentbox.conf: policy.d still enrolls bob");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+	r = ab_policy_check(root, NULL, NULL, &d);
+	ok(r == -ENOENT && diag_has(&d, "agentbox.conf: No such file"),
+	    "check reports the missing agentbox.conf");
+	ab_diag_free(&d);
+
+	/* One FILE, under the same rules. */
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d/bob.conf", root);
+	r = ab_policy_load_file(path, "bob", &p, &d);
+	ok(r == 0 && p && p->project.n == 1, "ab_policy_load_file");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+	chmod(path, 0620);
+	r = ab_policy_check(NULL, path, NULL, &d);
+	ok(r == -EPERM && diag_has(&d, "group-writable"), "check FILE refuses a group-writable file");
+	ab_diag_free(&d);
+	free(root);
+}
+
+/* The shipped default policy passes, and gives an enrolled user what it promises. */
+static void
+test_default_policy(void)
+{
+	char *root = new_root("default"), cmd[PATH_MAX * 3], conf[1024];
+	const char *src = getenv("AB_DEFAULT_POLICY") ? getenv("AB_DEFAULT_POLICY") :
+	    "policy/agentbox.conf";
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	int r;
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/etc/agentbox/agentbox.conf' && chmod 0644 "
+	    "'%s/etc/agentbox/agentbox.conf'", src, root, root);
+	if (system(cmd) != 0) {
+		ok(0, "cannot copy %s (run from the source tree)", src);
+		return;
+	}
+	r = ab_policy_check(root, NULL, NULL, &d);
+	ok(r == 0 && d.n == 0, "default policy passes check (r=%d)", r);
+	diag_show(&d);
+	ab_diag_free(&d);
+	snprintf(conf, sizeof(conf), "[user:agent]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/agent.conf", conf, -1);
+	r = ab_policy_load(root, "agent", &p, &d);
+	ok(r == 0 && p != NULL, "default policy + enrolment loads");
+	if (p != NULL) {
+		size_t i;
+		int env = 0, ssh = 0, hooks = 0, usr = 0;
+
+		for (i = 0; i < p->mask.n; i++) {
+			env |= ab_pattern_match(p->mask.v[i], "app/.env", 0);
+			ssh |= ab_pattern_match(p->mask.v[i], ".ssh/id_ed25519", 0);
+		}
+		for (i = 0; i < p->protect.n; i++)
+			hooks |= ab_pattern_match(p->protect.v[i], ".git/hooks/pre-commit", 0);
+		for (i = 0; i < p->read.n; i++)
+			usr |= strcmp(p->read.v[i], "/usr") == 0;
+		ok(env && ssh && hooks && usr, "masks .env and ssh keys, protects git hooks, reads /usr");
+		ok(p->network == AB_NET_NONE && p->audit == AB_AUDIT_REQUIRED,
+		    "network none, audit required");
+	}
+	ab_policy_free(p);
+	ab_diag_free(&d);
+	free(root);
+}
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/ab-test-policy.XXXXXX", cmd[PATH_MAX + 32], real[PATH_MAX];
+
+	umask(022);
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, real) == NULL)
+		die("mkdtemp");
+	if (strlen(real) >= sizeof(top))
+		die("temp dir path too long");
+	strcpy(top, real);
+	if (chmod(top, 0755) != 0)
+		die("chmod");
+	snprintf(p1, sizeof(p1), "%s/p1", top);
+	snprintf(p2, sizeof(p2), "%s/p2", top);
+	if (mkdir(p1, 0755) != 0 || mkdir(p2, 0755) != 0)
+		die("mkdir");
+
+	test_merge();
+	test_conflicts();
+	test_errors();
+	test_hostile();
+	test_unsafe();
+	test_default_policy();
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	if (system(cmd) != 0)
+		diag("could not remove %s", top);
+	return done_testing();
+}
