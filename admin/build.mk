@@ -46,3 +46,6 @@ uninstall-admin:
 
 INSTALL   += install-admin
 UNINSTALL += uninstall-admin
+
+ROOT_TESTS     += tests/e2e/admin.t
+ROOT_TEST_DEPS += $(ADMIN_BIN)

@@ -166,6 +166,19 @@ forbidden_project(const char *p)
 	return 0;
 }
 
+/* Trees every session replaces with its own (pam_module): a project there is unreachable. */
+static const char *
+replaced_tree(const char *p)
+{
+	static const char *const trees[] = { "/tmp/", "/var/tmp/", "/dev/shm/", "/run/", NULL };
+	size_t i;
+
+	for (i = 0; trees[i] != NULL; i++)
+		if (strncmp(p, trees[i], strlen(trees[i])) == 0)
+			return trees[i];
+	return NULL;
+}
+
 static char *
 canonical_project(const char *arg)
 {
@@ -188,6 +201,9 @@ canonical_project(const char *arg)
 			    "written in a policy file", p);
 	if (forbidden_project(p))
 		die("project %s: a system directory cannot be an agent's project", p);
+	if (replaced_tree(p) != NULL)
+		die("project %s: every session gets a private %s, so the agent could never "
+		    "reach it", p, replaced_tree(p));
 	return p;
 }
 

@@ -17,7 +17,9 @@
 # keeps writing /var/log/audit on the host, which is what the audit helpers read.
 #
 # Variables after e2e_enter_private_world:
-#   E2E_DIR      private scratch directory (a tmpfs only this world sees)
+#   E2E_DIR      private scratch directory (a tmpfs only this world sees; sessions get a
+#                private /tmp, so agents cannot see it: put projects under /home)
+#   E2E_HOST     the host's real /etc, /usr/share/pam-configs ... read-only, under it
 #   E2E_AGENTBOX the installed admin tool, /usr/local/sbin/agentbox
 #   E2E_UID_<user> the uid e2e_enroll saw for <user>
 # Tunables (environment): E2E_NO_INSTALL=1 skips `make install` (the caller installs),
@@ -29,10 +31,15 @@ E2E_AUDIT_LOG=/var/log/audit/audit.log
 e2e_die() { echo "1..1"; echo "not ok 1 - e2e harness: $*"; exit 1; }
 
 # Bind a copy of DIR (which must exist) over DIR, so writes below it stay in this world.
+# The host's own DIR stays visible, read-only, at $E2E_HOST/DIR (/proc/1/root is not
+# reachable here: pid 1 is not dumpable), so tests can prove the host was not touched.
 _e2e_private_copy() {
 	local dir=$1 copy
 	[ -d "$dir" ] || return 0
 	copy="$E2E_DIR/copy$(echo "$dir" | tr / _)"
+	mkdir -p "$E2E_HOST$dir" || return 1
+	mount --bind "$dir" "$E2E_HOST$dir" &&
+	    mount -o remount,bind,ro "$E2E_HOST$dir" || return 1
 	cp -a "$dir" "$copy" || return 1
 	mount --bind "$copy" "$dir"
 }
@@ -100,6 +107,7 @@ e2e_enter_private_world() {
 	mount -t tmpfs -o mode=0755 ab-e2e "$E2E_DIR" || e2e_die "tmpfs on $E2E_DIR"
 	# Runs last (defers run in reverse): the host keeps no empty directory of ours.
 	defer "umount -l '$E2E_DIR'; rmdir '$E2E_DIR'"
+	E2E_HOST=$E2E_DIR/host
 
 	local pamdir
 	# The Makefile's default PAMDIR, which `make install` below uses.

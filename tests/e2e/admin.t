@@ -1,0 +1,226 @@
+#!/bin/bash
+# agentbox enroll / doctor / sessions / unenroll, end to end, as root, inside a private
+# world (tests/e2e/lib-e2e.sh): the real installer, the real enroll, every artefact
+# checked, enroll twice is a no-op, unenroll leaves the world's /etc as it found it,
+# and the host's real /etc is never touched.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
+
+U=abt_adm1
+U2=abt_adm2
+SHELL_PATH=/usr/local/sbin/agentbox-shell
+AB=$E2E_AGENTBOX
+
+# Files enroll may touch, as the host has them: $E2E_HOST holds read-only views of the
+# host's own directories under everything the world made private.
+host_etc_sum() {
+	local r=$E2E_HOST/etc f
+	for f in passwd group shadow gshadow shells cron.deny at.deny audit/auditd.conf \
+	    ssh/sshd_config; do
+		[ -e "$r/$f" ] && sha256sum "$r/$f"
+	done
+	find "$r/pam.d" "$r/ssh/sshd_config.d" "$r/audit/rules.d" "$r/agentbox" \
+	    -type f -exec sha256sum {} + 2>/dev/null | sort
+	ls "$E2E_HOST/usr/share/pam-configs"
+}
+
+need_root
+command -v auditctl >/dev/null || skip_all "auditctl missing"
+auditctl -s 2>/dev/null | grep -q '^enabled [12]' || skip_all "kernel audit disabled"
+e2e_enter_private_world "$@"
+HOST_BEFORE=$(host_etc_sum)
+[ -n "$HOST_BEFORE" ] && [ -f "$E2E_HOST/etc/passwd" ] || e2e_die "no view of the host's /etc"
+
+# --- a project tree with the shapes the ACL walk must handle ---
+# Under the world's private /home: sessions replace /tmp, where E2E_DIR lives.
+P1=/home/ab-e2e-projects/p1
+P2=/home/ab-e2e-projects/p2
+OUTSIDE=/home/ab-e2e-projects/outside
+mkdir -p "$P1/sub/deep" "$P2"
+echo data > "$P1/sub/file"
+printf '#!/bin/sh\n' > "$P1/run.sh" && chmod 0755 "$P1/run.sh"
+ln -s /etc/passwd "$P1/link-to-passwd"
+echo outside > "$OUTSIDE"
+ln "$OUTSIDE" "$P1/hardlink"
+mkfifo "$P1/fifo"
+
+# The world as it was before any enroll, to compare after unenroll.
+world_sum() {
+	{
+		sha256sum /etc/passwd /etc/group /etc/shadow /etc/gshadow /etc/shells \
+		    /etc/audit/auditd.conf /etc/ssh/sshd_config 2>/dev/null
+		find /etc/pam.d /etc/ssh/sshd_config.d /etc/audit/rules.d /etc/agentbox \
+		    /etc/cron.deny /etc/at.deny -type f -exec sha256sum {} + 2>/dev/null | sort
+		getfacl -R -n -p "$P1" "$P2" "$OUTSIDE" 2>/dev/null
+	} | sha256sum
+}
+WORLD_BEFORE=$(world_sum)
+AUDITD_BEFORE=$(sha256sum < /etc/audit/auditd.conf)
+
+# --- refusals change nothing ---
+must_fail $AB enroll "$U2" --project /nonexistent/dir
+must_fail id "$U2"
+must_fail $AB enroll "$U2" --project /etc
+must_fail $AB enroll "$U2" --project "$E2E_DIR"
+must_fail $AB enroll "$U2" --project "$P1" --network bogus
+must_fail id "$U2"
+printf '[user:%s]\nproject = %s\nfrobnicate = yes\n' zz "$P2" > /etc/agentbox/policy.d/zz-bad.conf
+out=$($AB enroll "$U2" --project "$P1" 2>&1)
+is "$?" 1 "a broken policy elsewhere refuses the enroll"
+like "$out" "nothing changed" "and says nothing changed"
+rm -f /etc/agentbox/policy.d/zz-bad.conf
+must_fail id "$U2"
+is "$(world_sum)" "$WORLD_BEFORE" "refused enrolls left the world untouched"
+
+# --- dry run prints and changes nothing ---
+out=$($AB enroll "$U2" --project "$P1" --dry-run 2>&1)
+is "$?" 0 "enroll --dry-run succeeds"
+like "$out" "would create user $U2" "dry run says it would create the user"
+like "$out" "would load audit rule" "dry run says it would load audit rules"
+must_fail id "$U2"
+is "$(world_sum)" "$WORLD_BEFORE" "dry run left the world untouched"
+
+# --- enroll ---
+e2e_enroll "$U" --project "$P1" --project "$P2" >/dev/null
+check $? "enroll $U --project p1 --project p2"
+uid=$(id -u "$U")
+is "$(getent passwd "$U" | cut -d: -f7)" "$SHELL_PATH" "login shell is agentbox-shell"
+home=$(getent passwd "$U" | cut -d: -f6)
+check "$([ -d "$home" ]; echo $?)" "home $home exists"
+check "$(grep -qxF "$SHELL_PATH" /etc/shells; echo $?)" "agentbox-shell is in /etc/shells"
+pol=/etc/agentbox/policy.d/$U.conf
+is "$(stat -c '%U %a' "$pol" 2>/dev/null)" "root 644" "policy file is root 0644"
+is "$(grep '^project' "$pol" | tr '\n' ' ')" "project = $P1 project = $P2 " "policy lists both projects in order"
+must_pass $AB check
+
+# ACLs: access + default on directories, rw(x) on files, nothing through links.
+acl=$(getfacl -n -p "$P1" 2>/dev/null)
+like "$acl" "user:$uid:rwx" "p1 has an access ACL entry for the agent"
+like "$acl" "default:user:$uid:rwx" "p1 has a default ACL entry for the agent"
+like "$(getfacl -n -p "$P1/sub/deep" 2>/dev/null)" "default:user:$uid:rwx" "nested directory has the default entry"
+like "$(getfacl -n -p "$P1/sub/file" 2>/dev/null)" "user:$uid:rw-" "a file gets rw-"
+like "$(getfacl -n -p "$P1/run.sh" 2>/dev/null)" "user:$uid:rwx" "an executable file gets rwx"
+unlike "$(getfacl -n -p /etc/passwd 2>/dev/null)" "user:$uid" "the symlink target outside is untouched"
+unlike "$(getfacl -n -p "$OUTSIDE" 2>/dev/null)" "user:$uid" "a hard link's other name is untouched"
+like "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid:rwx" "p2 has the entry too"
+echo new > "$P1/sub/new-after-enroll"
+acl=$(getfacl -n -p "$P1/sub/new-after-enroll" 2>/dev/null)
+like "$acl" "user:$uid:rwx" "a new file inherits the agent's entry"
+like "$acl" "#effective:rw-" "limited by the file's mode to rw-"
+rm -f "$P1/sub/new-after-enroll"
+
+# PAM: the profile covers the common stacks, runuser gets the line directly.
+check "$(grep -q pam_agentbox /etc/pam.d/common-session; echo $?)" "common-session runs pam_agentbox"
+check "$(grep -q pam_agentbox /etc/pam.d/common-session-noninteractive; echo $?)" "common-session-noninteractive runs pam_agentbox"
+check "$(awk '/pam_limits/ { l = NR } /pam_agentbox/ { a = NR } END { exit !(l && a > l) }' /etc/pam.d/runuser; echo $?)" \
+    "runuser runs pam_agentbox after pam_limits"
+doc=$($AB doctor 2>&1)
+doctor_rc=$?
+for svc in sshd login su su-l sudo sudo-i runuser runuser-l cron atd; do
+	like "$doc" "ok    pam: $svc runs pam_agentbox.so" "doctor: $svc stack runs the module"
+done
+
+# sshd: the drop-in applies to the agent only.
+dropin=/etc/ssh/sshd_config.d/agentbox-$U.conf
+check "$([ -f "$dropin" ]; echo $?)" "sshd drop-in written"
+mkdir -p /run/sshd
+eff=$(sshd -T -C "user=$U,host=localhost,addr=127.0.0.1" 2>&1)
+for kv in "disableforwarding yes" "permituserrc no" "permittunnel no" "x11forwarding no" \
+    "allowagentforwarding no" "permituserenvironment no"; do
+	like "$eff" "$kv" "sshd for $U: $kv"
+done
+like "$(sshd -T -C user=root,host=localhost,addr=127.0.0.1 2>&1)" "disableforwarding no" \
+    "sshd for another user: unchanged"
+
+check "$(grep -qx "$U" /etc/cron.deny; echo $?)" "$U in cron.deny"
+check "$(grep -qx "$U" /etc/at.deny; echo $?)" "$U in at.deny"
+
+# Audit: six rules in the file and live in the kernel, nothing system-wide.
+rules=/etc/audit/rules.d/agentbox-$U.rules
+is "$(grep -c '^-a always,exit' "$rules" 2>/dev/null)" 6 "rules file holds six rules"
+live=$(auditctl -l | grep -E -- "-F uid=$uid( |$)")
+is "$(printf '%s\n' "$live" | grep -c 'key=agentbox')" 6 "six live rules for uid $uid"
+for a in b64 b32; do
+	for e in EACCES EPERM EROFS; do
+		like "$live" "arch=$a -S all -F uid=$uid -F exit=-$e -F key=agentbox" "live rule $a $e"
+	done
+done
+is "$(auditctl -l | grep 'key=agentbox' | grep -vc -- '-F uid=')" 0 "no agentbox rule without a uid"
+check "$([ "$(auditctl -s | awk '/^backlog_limit/ { print $2 }')" -ge 8192 ]; echo $?)" \
+    "kernel backlog at least 8192"
+
+# auditd: evidence kept, never blind.
+conf=$(grep -v '^#' /etc/audit/auditd.conf)
+for kv in "max_log_file = 64" "num_logs = 20" "max_log_file_action = keep_logs" \
+    "admin_space_left_action = single" "disk_full_action = single"; do
+	like "$conf" "$kv" "auditd.conf: $kv"
+done
+check "$([ -f /etc/agentbox/auditd.conf.orig ]; echo $?)" "original auditd values saved"
+
+is "$doctor_rc" 0 "doctor passes after enroll"
+unlike "$doc" "fail " "doctor reports no failure"
+[ "$doctor_rc" = 0 ] || diag "$(printf '%s\n' "$doc" | grep -v '^ok')"
+
+# --- enroll again: nothing changes ---
+snap() {
+	{
+		find /etc/agentbox /etc/pam.d /etc/ssh/sshd_config.d /etc/audit /etc/shells \
+		    /etc/cron.deny /etc/at.deny /etc/passwd /etc/group /usr/share/pam-configs \
+		    -type f -exec sha256sum {} + 2>/dev/null | sort
+		getfacl -R -n -p "$P1" "$P2" 2>/dev/null
+		auditctl -l | grep -E -- "-F uid=$uid( |$)"
+	} | sha256sum
+}
+before=$(snap)
+out=$($AB enroll "$U" --project "$P1" --project "$P2" 2>&1)
+is "$?" 0 "second enroll succeeds"
+is "$(snap)" "$before" "second enroll changed nothing (files, ACLs, rules)"
+unlike "$out" "create user" "second enroll did not create the user again"
+
+# --- sessions: a live confined session is listed ---
+su -s /bin/sh "$U" -c 'sleep 4' </dev/null >/dev/null 2>&1 &
+supid=$!
+found=""
+for _ in $(seq 30); do
+	found=$($AB sessions --json 2>/dev/null | grep "\"user\":\"$U\"")
+	[ -n "$found" ] && break
+	sleep 0.1
+done
+like "$found" "\"service\":\"su\"" "sessions --json lists the su session of $U"
+like "$found" "\"uid\":$uid" "with the agent's uid"
+like "$($AB sessions 2>/dev/null)" "$U" "sessions (table) lists it too"
+wait "$supid"
+
+# --- a second user keeps the shared pieces alive ---
+e2e_enroll "$U2" --project "$P2" >/dev/null
+check $? "enroll $U2"
+uid2=$(id -u "$U2")
+$AB unenroll "$U2" --remove-user >/dev/null
+check $? "unenroll $U2"
+check "$(grep -q pam_agentbox /etc/pam.d/common-session; echo $?)" "PAM stays while $U is enrolled"
+check "$(grep -q keep_logs /etc/audit/auditd.conf; echo $?)" "auditd settings stay while $U is enrolled"
+is "$(auditctl -l | grep -cE -- "-F uid=$uid2( |$)")" 0 "$U2's live rules are gone"
+like "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid:rwx" "$U's entry on p2 survives $U2's unenroll"
+unlike "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid2:" "$U2's entry on p2 is gone"
+
+# --- unenroll: every artefact goes ---
+$AB unenroll "$U" --remove-user >/dev/null
+check $? "unenroll $U --remove-user"
+must_fail id "$U"
+for f in "$pol" "$dropin" "$rules" /etc/agentbox/enrolled/$U /etc/agentbox/auditd.conf.orig \
+    /etc/audit/rules.d/agentbox-00-backlog.rules; do
+	check "$([ ! -e "$f" ]; echo $?)" "removed: $f"
+done
+is "$(auditctl -l | grep -cE -- "-F uid=$uid( |$)")" 0 "no live rule for uid $uid"
+unlike "$(cat /etc/pam.d/* 2>/dev/null)" "pam_agentbox" "no PAM stack mentions pam_agentbox"
+unlike "$(getfacl -R -n -p "$P1" "$P2" 2>/dev/null)" "user:$uid:" "no ACL entry left for uid $uid"
+is "$(sha256sum < /etc/audit/auditd.conf)" "$AUDITD_BEFORE" "auditd.conf restored byte for byte"
+check "$(grep -qxF "$SHELL_PATH" /etc/shells; [ $? = 1 ]; echo $?)" "agentbox-shell left /etc/shells"
+is "$(world_sum)" "$WORLD_BEFORE" "the world's /etc and ACLs are as before the first enroll"
+$AB unenroll "$U" >/dev/null 2>&1
+is "$?" 0 "unenroll of a user no longer enrolled is a no-op"
+
+e2e_assert_host_clean "$U" "$uid"
+e2e_assert_host_clean "$U2" "$uid2"
+is "$(host_etc_sum)" "$HOST_BEFORE" "the host's real /etc is untouched"
+finish
