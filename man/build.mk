@@ -19,3 +19,7 @@ uninstall-man:
 # The demo and the Debian package are tested end to end as root (in an overlay of the
 # host, see tests/e2e/demo-overlay.sh).  filter-out: tests/build.mk may list them too.
 ROOT_TESTS += $(filter-out $(ROOT_TESTS),tests/e2e/demo.t tests/e2e/package.t)
+
+# man-options.t runs each program's --help: build them first (check-unit builds only
+# what UNIT_TESTS names).
+tests/unit/man-options.t: $(B)/agentbox $(B)/agentbox-audit

@@ -39,9 +39,10 @@ source_options() {
 		# getopt / getopt_long optstrings: the letters of "+hc:" (":" and "+" dropped).
 		grep -hoE 'getopt(_long)? *\([^,]+, *[^,]+, *"[^"]*"' "$dir"/*.c 2>/dev/null |
 		    sed -E 's/.*"([^"]*)"$/\1/' | tr -d ':+' | grep -oE '[A-Za-z]' | sed 's/^/-/'
-		# Literal comparisons with argv: strcmp(argv[i], "--json"), "-c".
-		grep -hoE '"--?[a-z][a-z0-9-]*"' "$dir"/*.c 2>/dev/null | tr -d '"' |
-		    grep -vxE -- '-|--'
+		# Literal comparisons with argv: strcmp(argv[1], "--version").  Only those:
+		# other "-x" literals are arguments to programs the tool runs (useradd ...).
+		grep -hoE 'strn?cmp *\(argv\[[^]]+\], *"--?[A-Za-z][A-Za-z0-9-]*"' "$dir"/*.c 2>/dev/null |
+		    sed -E 's/.*"(-[^"]*)"$/\1/'
 	} | sort -u
 }
 
@@ -102,6 +103,18 @@ if [ -f "$TOP/admin/cmd.h" ]; then
 			ok "agentbox $c is in the COMMANDS of agentbox.8"
 		else
 			not_ok "agentbox $c has no entry in the COMMANDS of agentbox.8"
+		fi
+	done
+fi
+
+# agentbox-audit's commands: the words main.c compares argv[optind] with.
+if [ -f "$TOP/audit/main.c" ]; then
+	for c in $(grep -oE 'strcmp\(argv\[optind\], *"[a-z]+"' "$TOP/audit/main.c" | sed -E 's/.*"([a-z]+)"/\1/'); do
+		if page_text "$TOP/man/agentbox-audit.8" | awk '/^\.SH / { in_c = ($2 == "COMMANDS"); next } in_c' |
+		    grep -qE "^\.(B|BI|BR) +$c( |\$)"; then
+			ok "agentbox-audit $c is in the COMMANDS of agentbox-audit.8"
+		else
+			not_ok "agentbox-audit $c has no entry in the COMMANDS of agentbox-audit.8"
 		fi
 	done
 fi
