@@ -113,7 +113,8 @@ copy_cstr(char *dst, size_t cap, const char *src, size_t n)
 {
 	if (n >= cap)
 		n = cap - 1;
-	memcpy(dst, src, n);
+	if (n > 0)
+		memcpy(dst, src, n);
 	dst[n] = '\0';
 }
 
@@ -948,7 +949,7 @@ ab_parse_time(const char *s, uint64_t now, uint64_t *out)
 		*out = v;
 		return 0;
 	}
-	if (errno == 0 && end != s && end[1] == '\0' && strchr("smhd", *end) != NULL &&
+	if (errno == 0 && end != s && *end != '\0' && end[1] == '\0' && strchr("smhd", *end) != NULL &&
 	    s[0] != '-' && s[0] != '@') {
 		uint64_t mul = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : 86400;
 

@@ -11,8 +11,11 @@
  * Not gaps: auditd's own DAEMON_* records (auditd numbers them itself), and events the
  * kernel never emits (dropped at the backlog limit before a serial is given; those are in
  * the kernel's lost counter, ab_kernel_status()).
- * Boots: serials restart, so a serial far below the highest seen (more than AB_REORDER:
- * far beyond any interleaving of CPUs) starts a new segment.  Each node (node= prefix,
+ * Boots: serials restart.  The kernel takes an event's time and serial together
+ * (audit_get_stamp), so within one boot a lower serial never carries a later time: a
+ * serial below the highest seen whose time is later than that serial's (by more than a
+ * second, for clock slew) starts a new segment, and so does one far below the highest
+ * (more than AB_REORDER: far beyond any interleaving of CPUs).  Each node (node= prefix,
  * audisp-remote) has its own serials.
  * Memory: a sorted list of runs per segment; when it grows past AB_RUNS_MAX the oldest
  * half is folded into a count, so a log full of holes cannot exhaust memory.
@@ -41,6 +44,7 @@ struct segment {
 	uint64_t	 folded_missing;	/* holes among runs already folded */
 	uint64_t	 folded_hi;		/* highest serial folded (0: none) */
 	uint64_t	 seen;			/* distinct serials */
+	uint64_t	 max_sec;		/* time of the highest serial */
 	struct ab_gap	 biggest_folded;
 };
 
@@ -99,7 +103,8 @@ node_get(struct ab_complete *c, struct ab_str name)
 	c->node = n;
 	n = &c->node[c->nnode];
 	memset(n, 0, sizeof(*n));
-	memcpy(n->name, name.p, name.n);
+	if (name.n > 0)
+		memcpy(n->name, name.p, name.n);
 	n->namelen = name.n;
 	c->last = c->nnode++;
 	return n;
@@ -208,14 +213,15 @@ ab_complete_serial(struct ab_complete *c, struct ab_str name, uint64_t serial, u
 	struct node *n;
 	struct segment *s;
 
-	(void)sec;
 	if ((n = node_get(c, name)) == NULL)
 		return -ENOMEM;
 	s = n->nseg > 0 ? &n->seg[n->nseg - 1] : NULL;
-	/* A serial far below this boot's highest: the machine rebooted. */
-	if (s == NULL || (s->n > 0 && serial + AB_REORDER < s->run[s->n - 1].hi))
+	if (s == NULL || (s->n > 0 && serial < s->run[s->n - 1].hi &&
+	    (sec > s->max_sec + 1 || serial + AB_REORDER < s->run[s->n - 1].hi)))
 		if ((s = segment_new(n)) == NULL)
 			return -ENOMEM;
+	if (s->n == 0 || serial > s->run[s->n - 1].hi)
+		s->max_sec = sec;
 	return insert(s, serial);
 }
 

@@ -115,8 +115,11 @@ reportable(const struct ab_rec *r)
 	case AB_T_TRUSTED_APP:
 	case AB_T_LOGIN:
 		return 1;
-	case AB_T_SYSCALL:
-		return memmem(r->body.p, r->body.n, " success=no ", 12) != NULL;
+	case AB_T_SYSCALL: {
+		const char *m = memmem(r->body.p, r->body.n, "success=no ", 11);
+
+		return m != NULL && (m == r->body.p || m[-1] == ' ');
+	}
 	default:
 		return 0;
 	}

@@ -362,6 +362,7 @@ main(int argc, char **argv)
 	enum cmd cmd = CMD_DENIALS;
 	char **inputs = NULL;
 	size_t ninputs = 0;
+	int own_inputs = 0;	/* default_inputs() strings are ours to free */
 	int c, auparse_engine = 0, follow_mode = 0, kernel = 0, incomplete, last_fd = -1;
 	int dump = 0;
 	uint64_t now = (uint64_t)time(NULL);
@@ -454,6 +455,7 @@ main(int argc, char **argv)
 	/* 2. Where to read: the host's logs in rotation order, or what was named. */
 	if (ninputs == 0) {
 		ninputs = default_inputs(&inputs);
+		own_inputs = 1;
 		kernel = 1;	/* this host's logs: its kernel's lost counter applies */
 	}
 
@@ -543,5 +545,8 @@ main(int argc, char **argv)
 	ab_group_free(st.g);
 	ab_aup_free(st.aup);
 	free(rd.buf);
+	for (size_t i = 0; own_inputs && i < ninputs; i++)
+		free(inputs[i]);
+	free(inputs);
 	return incomplete ? EXIT_INCOMPLETE : EXIT_COMPLETE;
 }

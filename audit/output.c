@@ -509,6 +509,8 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
 		    x->rs->oldest_sec ? t2 : "", "");
 	}
+	if (x->events == 0)
+		problem(&p, "no audit records in the input: nothing was seen, so nothing is vouched for");
 	if (x->files_failed > 0)
 		problem(&p, "%zu input file(s) could not be read", x->files_failed);
 	if (x->kernel_checked < 0)

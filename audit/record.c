@@ -97,10 +97,11 @@ ab_rec_parse(const char *line, size_t len, struct ab_rec *r)
 	memset(r, 0, sizeof(*r));
 	r->line = line;
 	r->len = len;
+	r->node.p = line;	/* empty, never NULL: callers may memcmp it */
 	if (len >= 5 && memcmp(p, "node=", 5) == 0) {
 		p += 5;
 		q = memchr(p, ' ', end - p);
-		if (q == NULL)
+		if (q == NULL || q == p)
 			return -EINVAL;
 		r->node.p = p;
 		r->node.n = q - p;

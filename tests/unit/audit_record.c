@@ -1,0 +1,264 @@
+/*
+ * agentbox-audit internals without a log file: the record parser, value decoding, event
+ * grouping (late records, slot reuse), serial-gap accounting, time arguments.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "review.h"
+#include "tap.h"
+
+static int
+field_is(const struct ab_rec *r, const char *key, int inner, const char *want)
+{
+	struct ab_str v;
+	char buf[256];
+	size_t n;
+
+	if (ab_rec_field(r, key, inner, &v) != 0)
+		return want == NULL;
+	if (want == NULL)
+		return 0;
+	(void)ab_val_decode(key, v, buf, sizeof(buf), &n);
+	return n == strlen(want) && memcmp(buf, want, n) == 0;
+}
+
+static void
+test_header(void)
+{
+	struct ab_rec r;
+	const char *l1 = "node=build-01 type=UNKNOWN[1423] msg=audit(1796032868.463:20): domain=1d5 "
+	    "blockers=fs.read_file path=2F746D702F612062 dev=\"vda\" ino=5";
+	const char *l2 = "type=SYSCALL msg=audit(1.001:7): arch=c000003e syscall=257 success=no "
+	    "exit=-13 comm=\"cat\" key=(null)\x1d" "ARCH=x86_64 SYSCALL=openat UID=\"agent one\"";
+	struct ab_str v;
+
+	ok(ab_rec_parse(l1, strlen(l1), &r) == 0, "node= prefixed record parses");
+	ok(r.node.n == 8 && memcmp(r.node.p, "build-01", 8) == 0, "node name");
+	ok(r.t == AB_T_LL_ACCESS, "UNKNOWN[1423] is a Landlock access record");
+	ok(r.sec == 1796032868 && r.ms == 463 && r.serial == 20, "time and serial");
+	ok(field_is(&r, "path", 0, "/tmp/a b"), "hex path decoded");
+	ok(field_is(&r, "dev", 0, "vda"), "quoted value unquoted");
+	ok(field_is(&r, "blockers", 0, "fs.read_file"), "plain value");
+	ok(field_is(&r, "nosuch", 0, NULL), "missing field is -ENOENT");
+
+	ok(ab_rec_parse(l2, strlen(l2), &r) == 0, "enriched record parses");
+	ok(field_is(&r, "key", 0, ""), "key=(null) decodes to empty");
+	ok(ab_rec_field(&r, "ARCH", 0, &v) == -ENOENT, "enriched names are not raw fields");
+	ok(ab_rec_enriched(&r, "UID", &v) == 0 && v.n == 11, "enriched UID with a space");
+	ok(ab_rec_enriched(&r, "SYSCALL", &v) == 0 && v.n == 6 && memcmp(v.p, "openat", 6) == 0,
+	    "enriched SYSCALL translation");
+	ok(ab_type_of("LANDLOCK_DOMAIN", 15) == AB_T_LL_DOMAIN, "named LANDLOCK_DOMAIN");
+	ok(ab_type_of("UNKNOWN[1424]", 13) == AB_T_LL_DOMAIN, "unnamed UNKNOWN[1424]");
+	ok(ab_type_of("UNKNOWN[1105]", 13) == AB_T_USER, "unnamed user-space type");
+	ok(ab_type_of("DAEMON_START", 12) == AB_T_DAEMON, "auditd's own record");
+}
+
+static void
+test_hostile_headers(void)
+{
+	static const char *bad[] = {
+		"", "type=", "type=SYSCALL", "type=SYSCALL msg=audit(", "type=SYSCALL msg=audit(1.1:2): x",
+		"type=SYSCALL msg=audit(1.001:2) x", "type=SYSCALL msg=audit(1.001:):",
+		"msg=audit(1.001:2): type=SYSCALL", "node= type=X msg=audit(1.001:2):",
+		"type=SYSCALL msg=audit(.001:2):", "node=x",
+	};
+	const char *huge_t = "type=SYSCALL msg=audit(99999999999999999999999.000:1): a=b";
+	const char *huge_s = "type=SYSCALL msg=audit(1.000:184467440737095516150): a=b";
+	const char *far = "type=SYSCALL msg=audit(253402300800.000:1): a=b";
+	struct ab_rec r;
+	size_t i, bad_refused = 0;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int refused = ab_rec_parse(bad[i], strlen(bad[i]), &r) != 0;
+
+		bad_refused += refused;
+		if (!refused)
+			diag("accepted: %s", bad[i]);
+	}
+	ok(bad_refused == sizeof(bad) / sizeof(bad[0]), "%zu malformed headers refused", i);
+	ok(ab_rec_parse(huge_t, strlen(huge_t), &r) == -ERANGE, "absurd time: -ERANGE");
+	ok(ab_rec_parse(huge_s, strlen(huge_s), &r) == -ERANGE, "serial beyond 64 bits: -ERANGE");
+	ok(ab_rec_parse(far, strlen(far), &r) == -ERANGE, "year 10000: -ERANGE");
+	{
+		/* A NUL inside the line: parsing is bounded by the length, not by the NUL. */
+		const char l[] = "type=PATH msg=audit(1.000:3): name=\"a\0b\" item=0";
+		struct ab_str v;
+
+		ok(ab_rec_parse(l, sizeof(l) - 1, &r) == 0 && ab_rec_field(&r, "item", 0, &v) == 0,
+		    "NUL inside a value does not end the record");
+	}
+	{
+		const char l[] = "type=SYSCALL msg=audit(1.000:3): key=\"unterminated";
+		char buf[64];
+		size_t n;
+		struct ab_str v;
+
+		ok(ab_rec_parse(l, sizeof(l) - 1, &r) == 0 && ab_rec_field(&r, "key", 0, &v) == 0 &&
+		    ab_val_decode("key", v, buf, sizeof(buf), &n) == 0 && n == 12,
+		    "unterminated quote: value runs to the end of the line");
+	}
+}
+
+static void
+test_decode(void)
+{
+	char buf[8];
+	size_t n;
+
+	ok(ab_val_decode("path", (struct ab_str){ "414", 3 }, buf, sizeof(buf), &n) == 0 &&
+	    n == 3 && memcmp(buf, "414", 3) == 0, "odd-length hex is not decoded");
+	ok(ab_val_decode("digest", (struct ab_str){ "4142", 4 }, buf, sizeof(buf), &n) == 0 &&
+	    n == 4, "hex only for fields the kernel encodes");
+	ok(ab_val_decode("path", (struct ab_str){ "41004243", 8 }, buf, sizeof(buf), &n) == 0 &&
+	    n == 4 && buf[1] == '\0' && buf[2] == 'B', "decoded NUL kept by length");
+	ok(ab_val_decode("path", (struct ab_str){ "\"0123456789\"", 12 }, buf, sizeof(buf), &n) ==
+	    -ENOSPC && n == 7 && buf[7] == '\0', "too long: -ENOSPC, truncated, terminated");
+	ok(ab_val_decode("path", (struct ab_str){ "4141414141414141414141", 22 }, buf, sizeof(buf),
+	    &n) == -ENOSPC && n == 7, "too long hex: -ENOSPC");
+	ok(ab_val_decode("tty", (struct ab_str){ "(none)", 6 }, buf, sizeof(buf), &n) == 1 && n == 0,
+	    "(none) is unset");
+}
+
+static void
+test_inner(void)
+{
+	const char *l = "type=TRUSTED_APP msg=audit(5.000:9): pid=1 uid=0 auid=2001 ses=3 "
+	    "msg='op=agentbox-session-start ses=7 user=6167656E742031 uid=2001 res=success'";
+	struct ab_rec r;
+
+	ok(ab_rec_parse(l, strlen(l), &r) == 0, "user-space record parses");
+	ok(field_is(&r, "ses", 1, "7"), "inner ses preferred with inner");
+	ok(field_is(&r, "ses", 0, "3"), "outer ses by default");
+	ok(field_is(&r, "user", 1, "agent 1"), "hex-encoded user name decoded");
+	ok(field_is(&r, "op", 0, "agentbox-session-start"), "inner-only field found either way");
+}
+
+/* ---- grouping ---------------------------------------------------------------------------- */
+
+static char got[4096];
+
+static void
+collect(void *arg, const struct ab_rec *recs, size_t n)
+{
+	(void)arg;
+	size_t o = strlen(got);
+
+	o += (size_t)snprintf(got + o, sizeof(got) - o, "%ju:%zu ", (uintmax_t)recs[0].serial, n);
+}
+
+static void
+feed(struct ab_group *g, const char *const *lines)
+{
+	for (; *lines != NULL; lines++)
+		(void)ab_group_line(g, *lines, strlen(*lines));
+	ab_group_flush(g);
+}
+
+static void
+test_group(void)
+{
+	struct ab_group *g;
+	const char *inter[] = {
+		"type=UNKNOWN[1423] msg=audit(1.000:10): domain=1 blockers=fs.read_file",
+		"type=SYSCALL msg=audit(1.000:11): success=no exit=-13 key=\"agentbox\"",
+		"type=SYSCALL msg=audit(1.000:10): success=no exit=-13 key=\"agentbox\"",
+		"type=PATH msg=audit(1.000:11): item=0 name=\"x\"",
+		"type=PATH msg=audit(1.000:10): item=0 name=\"y\"",
+		"type=DAEMON_START msg=audit(1.000:10): op=start",	/* auditd's own serial */
+		"type=EOE msg=audit(1.000:11): ",
+		NULL,
+	};
+	const char *late[] = {
+		"type=SYSCALL msg=audit(1.000:20): success=no exit=-13 key=\"agentbox\"",
+		"type=EOE msg=audit(1.000:20): ",
+		"type=PATH msg=audit(1.000:20): item=0 name=\"late\"",
+		NULL,
+	};
+
+	got[0] = '\0';
+	ok(ab_group_new(collect, NULL, &g) == 0, "group created");
+	feed(g, inter);
+	ok(strstr(got, "10:1 ") == got, "DAEMON_START is its own event, not serial 10's");
+	ok(strstr(got, "11:2 ") != NULL, "interleaved event 11 closed by EOE with 2 records (%s)", got);
+	ok(strstr(got, "10:3 ") != NULL, "interleaved event 10 joined: 3 records");
+	ok(ab_group_stats(g)->late == 0, "no late records");
+	ab_group_free(g);
+
+	got[0] = '\0';
+	ok(ab_group_new(collect, NULL, &g) == 0, "group created");
+	feed(g, late);
+	ok(strcmp(got, "20:1 20:1 ") == 0, "a record after EOE is its own event (%s)", got);
+	ok(ab_group_stats(g)->late == 1, "and is counted late");
+	ab_group_free(g);
+}
+
+/* ---- completeness ---------------------------------------------------------------------- */
+
+static void
+test_gaps(void)
+{
+	struct ab_complete *c;
+	struct ab_gap ex[4];
+	size_t nex, nseg;
+	uint64_t seen, missing;
+	struct ab_str none = { "", 0 }, other = { "h2", 2 };
+
+	ok(ab_complete_new(&c) == 0, "completeness state");
+	for (uint64_t s = 100; s <= 200; s++)
+		if (s != 150 && (s < 170 || s > 172))
+			ab_complete_serial(c, none, s, 1);
+	ab_complete_serial(c, none, 171, 1);	/* late: fills part of a hole */
+	missing = ab_complete_gaps(c, ex, 4, &nex, &nseg, &seen);
+	ok(missing == 3, "holes 150 and 170,172 found after a late fill (%ju)", (uintmax_t)missing);
+	ok(nex == 3 && ex[0].lo == 150 && ex[0].hi == 150, "first gap 150..150");
+	/* A reboot: serials restart far below; not a gap, a new run. */
+	for (uint64_t s = 1; s <= 10; s++)
+		ab_complete_serial(c, none, s, 60);
+	/* Another node's serials are its own. */
+	ab_complete_serial(c, other, 5000, 1);
+	ab_complete_serial(c, other, 5002, 1);
+	missing = ab_complete_gaps(c, ex, 4, &nex, &nseg, &seen);
+	ok(missing == 4 && nseg == 3, "reboot and second node: %ju missing in %zu runs",
+	    (uintmax_t)missing, nseg);
+	ab_complete_free(c);
+
+	/* A log made of holes: memory stays bounded, the count stays exact. */
+	ok(ab_complete_new(&c) == 0, "completeness state");
+	for (uint64_t s = 0; s < 100000; s++)
+		ab_complete_serial(c, none, 1000 + 2 * s, 1);
+	missing = ab_complete_gaps(c, ex, 4, &nex, &nseg, &seen);
+	ok(missing == 99999 && seen == 100000, "100000 serials, every other missing: %ju",
+	    (uintmax_t)missing);
+	ab_complete_free(c);
+}
+
+static void
+test_time(void)
+{
+	uint64_t t;
+
+	ok(ab_parse_time("1796032868", 0, &t) == 0 && t == 1796032868, "epoch");
+	ok(ab_parse_time("@42", 0, &t) == 0 && t == 42, "@epoch");
+	ok(ab_parse_time("2h", 10000, &t) == 0 && t == 10000 - 7200, "2h ago");
+	ok(ab_parse_time("2026-11-30 10:00", 0, &t) == 0, "date and time");
+	ok(ab_parse_time("2026-11-30T10:00:05", 0, &t) == 0, "ISO 8601 with T");
+	ok(ab_parse_time("99999999999999999999999", 0, &t) != 0, "absurd epoch refused");
+	ok(ab_parse_time("5x", 0, &t) != 0 && ab_parse_time("-1", 0, &t) != 0, "garbage refused");
+	ok(ab_parse_time("9999999d", 100, &t) != 0, "before the epoch refused");
+}
+
+int
+main(void)
+{
+	test_header();
+	test_hostile_headers();
+	test_decode();
+	test_inner();
+	test_group();
+	test_gaps();
+	test_time();
+	return done_testing();
+}
