@@ -23,7 +23,7 @@ POLICY_PLAN_OBJS := $(POLICY_PLAN_SRCS:policy/%.c=$(B)/policy/%.o)
 POLICY_SAN_OBJS  := $(POLICY_SRCS:policy/%.c=$(B)/san/policy/%.o)
 POLICY_PLAN_SAN_OBJS := $(POLICY_PLAN_SRCS:policy/%.c=$(B)/san/policy/%.o)
 
-$(B)/policy $(B)/san/policy $(B)/tests:
+$(B)/policy $(B)/san/policy:
 	mkdir -p $@
 
 $(B)/policy/%.o: policy/%.c $(POLICY_HDRS) | $(B)/policy
@@ -77,13 +77,26 @@ UNINSTALL += uninstall-policy
 
 # agentbox check, built alone for its tests (the agentbox binary is admin/build.mk's).
 $(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.h \
-    $(POLICY_LIB_SAN) | $(B)/tests
+    $(POLICY_LIB_SAN)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -o $@ tests/unit/policy_check_main.c admin/check.c \
 	  $(POLICY_LIB_SAN) $(POLICY_LIBS)
 
 # Unit tests (no root needed; as root the ownership cases run too).
 POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy
-$(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) | $(B)/tests
+$(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(POLICY_LIBS)
 tests/unit/policy_check.t: $(B)/tests/policy-check
 UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t
+
+# libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/).  The library sources
+# are compiled into each fuzzer so the sanitizers and coverage see inside them.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer \
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ipolicy
+POLICY_FUZZERS := $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan
+$(POLICY_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c $(POLICY_SRCS) $(POLICY_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(POLICY_CFLAGS) -o $@ $< $(POLICY_SRCS) $(POLICY_LIBS)
+FUZZERS += $(POLICY_FUZZERS)

@@ -44,6 +44,7 @@ struct pat {
 	const char	*p;
 	size_t		 len;
 	int		 anchored, dir_only;
+	size_t		 nwords;	/* state-set words in use: len / 64 + 1 */
 	uint8_t		 kind[AB_PATTERN_MAX + 1];
 	uint16_t	 next[AB_PATTERN_MAX + 1];	/* position after the token */
 };
@@ -197,7 +198,6 @@ compile(const char *pattern, struct pat *pt, const char **why)
 		*why = "a leading '#' is a comment in gitignore; write '\\#' for a literal '#'";
 		return -EINVAL;
 	}
-	memset(pt->kind, K_NONE, sizeof(pt->kind));
 	pt->anchored = pt->dir_only = 0;
 	if (p[0] == '/') {
 		pt->anchored = 1;
@@ -215,6 +215,8 @@ compile(const char *pattern, struct pat *pt, const char **why)
 	}
 	pt->p = p;
 	pt->len = len;
+	pt->nwords = len / 64 + 1;
+	memset(pt->kind, K_NONE, len + 1);	/* only what is used: this runs per match */
 	for (i = 0; i < len; i = n) {
 		n = i + 1;
 		switch (p[i]) {
@@ -309,11 +311,11 @@ closure(const struct pat *pt, struct set *s)
 }
 
 static int
-set_empty(const struct set *s)
+set_empty(const struct pat *pt, const struct set *s)
 {
 	size_t i;
 
-	for (i = 0; i < SET_WORDS; i++)
+	for (i = 0; i < pt->nwords; i++)
 		if (s->w[i])
 			return 0;
 	return 1;
@@ -327,7 +329,7 @@ step(const struct pat *pt, const struct set *cur, struct set *nxt, unsigned char
 	int member;
 	const char *why;
 
-	memset(nxt, 0, sizeof(*nxt));
+	memset(nxt->w, 0, pt->nwords * sizeof(nxt->w[0]));
 	for (i = 0; i <= pt->len; i++) {
 		if (!set_has(cur, i))
 			continue;
@@ -381,7 +383,7 @@ run(const struct pat *pt, const char *s, size_t n, int is_dir, int ancestors)
 	struct set a, b, *cur = &a, *nxt = &b, *t;
 	size_t k;
 
-	memset(cur, 0, sizeof(*cur));
+	memset(cur->w, 0, pt->nwords * sizeof(cur->w[0]));
 	set_add(cur, 0);
 	closure(pt, cur);
 	for (k = 0; k < n; k++) {
@@ -391,7 +393,7 @@ run(const struct pat *pt, const char *s, size_t n, int is_dir, int ancestors)
 		t = cur;
 		cur = nxt;
 		nxt = t;
-		if (set_empty(cur))
+		if (set_empty(pt, cur))
 			return 0;
 	}
 	return set_has(cur, pt->len) && (is_dir || !pt->dir_only);
