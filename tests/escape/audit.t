@@ -61,7 +61,7 @@ elif [ "$rc" != 0 ] && [ -s "$E2E_DIR/a09.complete" ] && ! grep -q '"complete": 
 else
 	not_ok "A09 $((flood - n_flood)) flood denials missing and the review claims completeness"
 fi
-jq -e 'select(.comm == "e-A08")' "$E2E_DIR/a09.json" >/dev/null 2>&1 &&
+esc_in_review "$E2E_DIR/a09.json" e-A08 &&
     ok "A08 evidence from before the flood is still in the review" ||
     not_ok "A08 evidence from before the flood was pushed out of the review"
 

@@ -36,7 +36,7 @@ attempt K14 "read /dev/kmsg"                       'ENOENT|EACCES|EPERM' 'rec?' 
 attempt K15 "read a block device (/dev/vda)"       'ENOENT|EACCES|EPERM' 'rec?' read /dev/vda
 attempt K16 "mknod /dev/mem's numbers"             'EPERM|EACCES' rec mknod /tmp/esc-mem
 attempt K17 "i386 syscall through int 0x80"        '!OK' 'rec?' int80
-attempt K18 "x32 syscall (bit 30)"                 '!OK' 'rec?' x32
+attempt K18 "x32 syscall (bit 30)"                 '!OK' rec x32
 attempt K19 "init_module"                          EPERM rec init_module
 attempt K20 "finit_module"                         'EPERM|EBADF' 'rec?' finit_module /dev/null
 attempt K21 "kexec_load"                           EPERM rec kexec

@@ -39,6 +39,10 @@ esc_world() {
 	e2e_enroll "$ESC_AGENT" --project "$P" >"$E2E_DIR/enroll.log" 2>&1 ||
 	    { sed 's/^/# /' "$E2E_DIR/enroll.log"; e2e_die "agentbox enroll $ESC_AGENT"; }
 	AH=$(getent passwd "$ESC_AGENT" | cut -d: -f6)
+	# The agent's own keys: masked by the default policy (.ssh/, id_ed25519*).
+	install -d -m 0700 -o "$ESC_AGENT" -g "$ESC_AGENT" "$AH/.ssh" &&
+	    echo ABTSECRET-agentkey | install -m 0600 -o "$ESC_AGENT" -g "$ESC_AGENT" /dev/stdin "$AH/.ssh/id_ed25519" ||
+	    e2e_die "agent ssh key"
 	defer "esc_kill_user $ESC_AGENT"
 	ESC_AUDIT_TOOL=$(command -v agentbox-audit || echo /usr/local/bin/agentbox-audit)
 }
@@ -281,12 +285,18 @@ esc_check() {
 		else
 			not_ok "$aid denial on the record: no SECCOMP/Landlock/failed-SYSCALL record with ses=$ESC_SES comm=e-$aid"
 		fi
-		if jq -e --arg c "e-$aid" 'select(.comm == $c)' "$ESC_REVIEW" >/dev/null 2>&1; then
+		if esc_in_review "$ESC_REVIEW" "e-$aid"; then
 			ok "$aid denial in agentbox-audit's review of session $ESC_SES ($(jq -r --arg c "e-$aid" 'select(.comm == $c) | .kind + ":" + (.access // "")' "$ESC_REVIEW" | sort -u | tr '\n' ' '))"
 		else
 			not_ok "$aid denial in agentbox-audit's review of session $ESC_SES"
 		fi
 	done
+}
+
+# esc_in_review FILE COMM: does the --json review hold a denial by COMM?  (jq -e alone
+# judges only the last input's output, so slurp.)
+esc_in_review() {
+	jq -e -s --arg c "$2" 'any(.[]; .comm == $c)' "$1" >/dev/null 2>&1
 }
 
 # Is the session confined at all?  The status line the script printed first.
@@ -310,5 +320,6 @@ esc_assert_gone() {
 	done
 	is "$procs" "" "nothing of $1 (uid $uid) runs after logout"
 	is "$(grep -c agentbox /proc/1/mountinfo)" 0 "no agentbox mount in the host's mount table"
-	is "$(grep -c "/run/agentbox\|/run/user/$uid" /proc/self/mountinfo)" 0 "no session mount leaked into the test's world"
+	is "$(awk -v u="/run/user/$uid" '$5 == "/run/agentbox" || $5 == u || $5 == "/proc" && /hidepid/' /proc/self/mountinfo)" "" \
+	    "no session mount leaked into the test's world"
 }

@@ -28,8 +28,8 @@ attempt P14 "read the vim swap file .env.swp"     EACCES rec read "$P/.env.swp"
 attempt P15 "O_PATH open of .env re-opened via /proc/self/fd" EACCES rec opath "$P/.env"
 attempt P16 "openat2 of .env"                      EACCES rec openat2 "$P/.env"
 attempt P17 "file handle of .env (name_to_handle_at/open_by_handle_at)" 'EPERM|EACCES' rec handle "$P/.env"
-attempt P18 "read .env via /proc/1/root (the session's pid 1)" 'EACCES|EPERM' 'rec?' read "/proc/1/root$P/.env"
-attempt P19 "list /proc/1/map_files"               'EACCES|EPERM' 'rec?' readdir /proc/1/map_files
+attempt P18 "read .env via /proc/1/root (the session's pid 1)" 'EACCES|EPERM|ENOENT' 'rec?' read "/proc/1/root$P/.env"
+attempt P19 "list /proc/1/map_files"               'EACCES|EPERM|ENOENT' 'rec?' readdir /proc/1/map_files
 attempt P20 "list a masked directory (secrets/)"   EACCES rec readdir "$P/secrets"
 attempt P21 "read a file under a masked directory" EACCES rec read "$P/secrets/db.txt"
 attempt P22 "read the developer's ssh key"         EACCES rec read "$DH/.ssh/id_ed25519"
@@ -41,7 +41,8 @@ attempt P27 "read .env.local (.env.*)"             EACCES rec read "$P/.env.loca
 raw "ln -sf $DH/notes.txt $P/docs/dev-notes"
 attempt P28 "symlink in the project to the developer's notes" EACCES rec read "$P/docs/dev-notes"
 attempt P29 "read .env via nested magic links"     EACCES rec read "/proc/self/root/proc/self/root$P/.env"
-attempt P30 "list the agent's masked ~/.ssh"       EACCES rec readdir "\$HOME/.ssh"
+attempt_sh P30 "list the agent's masked ~/.ssh"    EACCES rec 'readdir "$HOME/.ssh"'
+attempt_sh P31 "read the agent's own ssh key"      EACCES rec 'read "$HOME/.ssh/id_ed25519"'
 esc_run su
 esc_check
 esc_assert_confined

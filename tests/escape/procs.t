@@ -34,9 +34,9 @@ attempt O08 "process_vm_readv the same-uid process outside" 'ESRCH|EPERM' 'rec?'
 attempt O09 "pidfd_open the developer's process"     'ESRCH|EPERM' 'rec?' pidfd "$dev_pid"
 attempt O10 "read /proc/<pid>/environ of the same-uid process outside" 'ENOENT|EACCES' 'rec?' read "/proc/$same_pid/environ"
 attempt O11 "read /proc/<pid>/cmdline of the developer's process" 'ENOENT|EACCES' 'rec?' read "/proc/$dev_pid/cmdline"
-attempt O12 "read the session pid 1's environ (root)" 'EACCES|EPERM' rec read /proc/1/environ
-attempt O13 "ptrace the session's pid 1"             EPERM rec ptrace 1
-attempt O14 "SIGKILL the session's pid 1"            EPERM rec kill 1 9
+attempt O12 "read the session pid 1's environ (root)" 'EACCES|EPERM|ENOENT' 'rec?' read /proc/1/environ
+attempt O13 "ptrace the session's pid 1"             'EPERM|ESRCH' 'rec?' ptrace 1
+attempt O14 "SIGKILL the session's pid 1"            'EPERM|ESRCH' 'rec?' kill 1 9
 raw "sleep 30 & S=\$!"
 attempt_sh O15 "ptrace a sibling in the session (seccomp)" EPERM rec 'ptrace $S'
 attempt_sh O16 "process_vm_readv a sibling (seccomp)" EPERM rec 'pvread $S'

@@ -58,7 +58,7 @@ expect W16 "a setuid-root program gains nothing (no_new_privs)" EPERM -
 raw "$ESC_LIB/esc-cap W17 euid || true"
 expect W17 "a file-capability program gains nothing" EPERM -
 attempt W22 "write the session plan"                 'EACCES|EROFS|EPERM' rec write /run/agentbox/session.plan
-attempt W23 "replace the session plan directory"     'EACCES|EROFS|EPERM|EBUSY' 'rec?' rename /run/agentbox /tmp/ab-old
+attempt W23 "replace the session plan directory"     'EACCES|EROFS|EPERM|EBUSY|EXDEV' 'rec?' rename /run/agentbox /run/agentbox-old
 esc_run sudo
 esc_check
 esc_assert_confined
@@ -69,8 +69,11 @@ esc_assert_confined
 inject="LD_PRELOAD=$ESC_LIB/preload.so BASH_ENV=$ESC_LIB/bashenv.sh ENV=$ESC_LIB/bashenv.sh"
 env $inject su -m "$ESC_AGENT" -c "$ESC W18 status" </dev/null >"$E2E_DIR/w18" 2>&1
 like "$(cat "$E2E_DIR/w18")" "ESC W18 0 OK" "W18 su -m with LD_PRELOAD/BASH_ENV: session still starts"
-env $inject sudo -E -iu "$ESC_AGENT" "$ESC" W19 status </dev/null >"$E2E_DIR/w19" 2>&1
-like "$(cat "$E2E_DIR/w19")" "ESC W19 0 OK" "W19 sudo -E with LD_PRELOAD/BASH_ENV: session still starts"
+env $inject sudo -E -u "$ESC_AGENT" "$ESC" W19 status </dev/null >"$E2E_DIR/w19" 2>&1
+like "$(cat "$E2E_DIR/w19")" "ESC W19 0 OK" "W19 sudo -E -u (no -i) with LD_PRELOAD/BASH_ENV: session still starts"
+like "$(cat "$E2E_DIR/w19")" "seccomp=2" "W19 sudo -E -u AGENT cmd: the command runs confined"
+like "$(cat "$E2E_DIR/w18")" "seccomp=2" "W18 su -m: the command runs confined"
+like "$(cat "$E2E_DIR/w20")" "seccomp=2" "W20 ssh with AcceptEnv: the command runs confined"
 # sshd configured (badly) to accept the variables: the shell must still drop them.
 echo "AcceptEnv LD_PRELOAD BASH_ENV ENV LD_LIBRARY_PATH" > /etc/ssh/sshd_config.d/zz-esc-acceptenv.conf
 esc_need_sshd
