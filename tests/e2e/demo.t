@@ -39,7 +39,7 @@ for what in "read the project's .env by its name" "read .env through /proc/self/
 done
 unlike "$out" "ALLOWED" "session: no forbidden attempt succeeded"
 # The review names each attempt with the rule that stopped it.
-for what in ".env read by name and through /proc/self/root" "certs/server.pem read" \
+for what in ".env read by its name" ".env read through /proc/self/root" "certs/server.pem read" \
 	    "the agent's own ssh key" "the developer's ssh key" "TCP connect to port $PORT" \
 	    "ptrace" "write to .git/hooks/pre-commit"; do
 	like "$out" "recorded: $what" "review: $what is a recorded denial"
