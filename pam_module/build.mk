@@ -6,10 +6,16 @@ PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init
 PAM_PKGS := pam audit
 
+PAM_TEST_LOAD := $(B)/tests/test_pam_load
+PAM_TRY       := $(B)/tests/pam_try
+PAM_E2E       := tests/e2e/pam_retval.t tests/e2e/pam_failclosed.t tests/e2e/pam_entry.t
+
 # Built once the policy archive exists (policy/build.mk defines POLICY_LIB).
 ifneq ($(POLICY_LIB),)
 ALL            += $(PAM_SO) $(AB_INIT)
-ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT)
+UNIT_TESTS     += $(PAM_TEST_LOAD)
+ROOT_TESTS     += $(wildcard $(PAM_E2E))
+ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT) $(PAM_TRY)
 INSTALL        += install-pam
 UNINSTALL      += uninstall-pam
 endif
@@ -42,3 +48,14 @@ uninstall-pam:
 	@if [ -z "$(DESTDIR)" ] && [ -e /run/agentbox-netns/none ]; then \
 	  umount /run/agentbox-netns/none 2>/dev/null; rm -f /run/agentbox-netns/none; \
 	  rmdir /run/agentbox-netns 2>/dev/null; fi; true
+
+# Tests: the module alone (dlopen, exports, return codes without root) and pam_try,
+# which the root e2e tests use to get the module's exact verdicts.
+$(PAM_TEST_LOAD): tests/unit/test_pam_load.c tests/tap.h $(PAM_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -Itests -DAB_PAM_SO='"$(abspath $(PAM_SO))"' $(LDFLAGS) \
+	  -o $@ $< -ldl $(shell pkg-config --libs pam)
+
+$(PAM_TRY): tests/unit/pam_try.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl $(shell pkg-config --libs pam)
