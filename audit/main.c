@@ -505,8 +505,10 @@ main(int argc, char **argv)
 	if (st.x.files_read == 0)
 		die(EXIT_FATAL, "no input could be read: nothing to review");
 	flush_events();
-	if (dump)
-		return fflush(stdout) == 0 ? EXIT_COMPLETE : EXIT_FATAL;
+	if (dump) {
+		incomplete = 0;
+		goto out;
+	}
 	ab_review_finish(rv);
 
 	/* 5. The answer: sessions or summary tables (denials were printed as they came). */
@@ -539,6 +541,7 @@ main(int argc, char **argv)
 	if (!out.json)
 		fputc('\n', stdout);
 	incomplete = ab_out_completeness(out.json ? stderr : stdout, out.json, &st.x);
+out:
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_FATAL, "write: %s", strerror(errno));
 	ab_review_free(rv);
