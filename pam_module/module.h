@@ -56,6 +56,16 @@ int	ab_world_seal(struct ab_sess *s);
 /* mask.c: mask and protect mounts under every project and the home directory. */
 int	ab_mask_apply(struct ab_sess *s);
 
+/*
+ * entry.c: refuse entry paths that would exec something other than the agent's login
+ * shell (sudo without -i, runuser -u, su -s, cron, unknown services).  ab_entry_check is
+ * the pure decision on a service and an argv; ab_entry_verify reads our own
+ * /proc/self/cmdline and /etc/shells and records the reason with ab_sess_fail.
+ */
+int	ab_entry_check(const char *service, int argc, char *const argv[], const char *pw_shell,
+	    int shell_listed, const char **why);
+int	ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell);
+
 /* reaper.c: fork the session's pid 1 (agentbox-init) and wait until it runs. */
 int	ab_reaper_start(struct ab_sess *s);
 /* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */
