@@ -21,8 +21,12 @@ static const char *const net_name[] = {
 	[AB_NET_HOST] = "host", [AB_NET_TCP] = "tcp",
 };
 
-/* Open the audit socket now, in the host's network namespace, and say whether the
- * kernel will record what we send (audit disabled drops user messages silently). */
+/*
+ * Open the audit socket now, in the host's network namespace, and say whether the
+ * kernel will record what we send: with audit disabled it drops user messages
+ * silently.  Only the initial pid namespace may ask (AUDIT_GET is EPERM elsewhere,
+ * e.g. sshd in a container); there we cannot know, and rely on the send succeeding.
+ */
 int
 ab_record_open(int *enabled)
 {
@@ -36,7 +40,7 @@ ab_record_open(int *enabled)
 		audit_close(fd);
 		return -errno;
 	}
-	*enabled = audit_is_enabled(fd) > 0;
+	*enabled = audit_is_enabled(fd) != 0;	/* 1 on, 2 locked on, -1 cannot ask */
 	return fd;
 }
 

@@ -20,6 +20,8 @@
  *   /run/user/UID            the session's own runtime dir (tmpfs, 0700, the agent's)
  *   /run/agentbox            tmpfs for the plan and the mask sources; sealed read-only
  *                            after the plan is written (ab_world_seal)
+ *   projects, home           if one lives under a replaced tree (a project in /tmp),
+ *                            it is cloned before and attached at its path after
  *
  * Host objects are cloned with open_tree(OPEN_TREE_CLONE) before the tmpfs mounts hide
  * them, then attached with move_mount: no path is re-resolved after /dev or /run moved.
@@ -27,7 +29,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -82,18 +86,101 @@ under_private_tree(const char *path)
 	return 0;
 }
 
+/* Is PATH strictly below DIR? */
 static int
-check_trees_visible(struct ab_sess *s)
+below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/*
+ * Projects (and a home) that live under a tree the session replaces, e.g. a project
+ * in /tmp, would vanish.  They are cloned (recursively, so mounts below come along)
+ * before the tmpfs mounts and attached at the same path in the fresh tree.  Opened
+ * with RESOLVE_NO_SYMLINKS: anyone can plant a symlink in /tmp.
+ */
+struct hidden {
+	const char	*path;
+	int		 fd;	/* detached clone, or -1: not hidden, or below another */
+};
+
+static int
+clone_hidden(struct ab_sess *s, struct hidden *h, size_t n)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	size_t i, j;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (!under_private_tree(h[i].path) || strcmp(h[i].path, "/tmp") == 0 ||
+		    strcmp(h[i].path, "/var/tmp") == 0 || strcmp(h[i].path, "/dev") == 0 ||
+		    strcmp(h[i].path, "/run") == 0)
+			continue;
+		for (j = 0; j < n; j++)	/* visible through an enclosing one already */
+			if (j != i && below(h[i].path, h[j].path))
+				break;
+		if (j < n)
+			continue;
+		if ((fd = ab_openat2(AT_FDCWD, h[i].path, &how)) == -1)
+			return ab_sess_fail(s, -errno, "project %s: %s", h[i].path, strerror(errno));
+		h[i].fd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+		    AT_RECURSIVE);
+		close(fd);
+		if (h[i].fd == -1)
+			return ab_sess_fail(s, -errno, "clone %s: %s", h[i].path, strerror(errno));
+	}
+	return 0;
+}
+
+/* mkdir -p PATH in the fresh trees (root-owned 0755 components), then attach CLONE. */
+static int
+attach_hidden_one(struct ab_sess *s, const char *path, int clone)
+{
+	char buf[PATH_MAX], *comp, *next, *save = NULL;
+	int dirfd, fd, r = 0;
+
+	if (strlen(path) >= sizeof(buf))
+		return ab_sess_fail(s, -ENAMETOOLONG, "%s: path too long", path);
+	strcpy(buf, path);
+	if ((dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return ab_sess_fail(s, -errno, "open /: %s", strerror(errno));
+	for (comp = strtok_r(buf, "/", &save); comp != NULL; comp = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (mkdirat(dirfd, comp, 0755) == -1 && errno != EEXIST) {
+			r = ab_sess_fail(s, -errno, "mkdir for %s: %s", path, strerror(errno));
+			break;
+		}
+		if (next == NULL) {
+			if (move_mount(clone, "", dirfd, comp, MOVE_MOUNT_F_EMPTY_PATH) == -1)
+				r = ab_sess_fail(s, -errno, "attach %s: %s", path, strerror(errno));
+			break;
+		}
+		fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1) {
+			r = ab_sess_fail(s, -errno, "open for %s: %s", path, strerror(errno));
+			break;
+		}
+		close(dirfd);
+		dirfd = fd;
+	}
+	close(dirfd);
+	return r;
+}
+
+static int
+attach_hidden(struct ab_sess *s, struct hidden *h, size_t n)
 {
 	size_t i;
+	int r;
 
-	for (i = 0; i < s->pol->project.n; i++)
-		if (under_private_tree(s->pol->project.v[i]))
-			return ab_sess_fail(s, -EINVAL, "project %s is under a tree the session "
-			    "replaces (/tmp /var/tmp /dev /run)", s->pol->project.v[i]);
-	if (under_private_tree(s->home))
-		return ab_sess_fail(s, -EINVAL, "home %s is under a tree the session replaces",
-		    s->home);
+	for (i = 0; i < n; i++)
+		if (h[i].fd != -1 && (r = attach_hidden_one(s, h[i].path, h[i].fd)) != 0)
+			return r;
 	return 0;
 }
 
@@ -286,13 +373,23 @@ make_mask_sources(struct ab_sess *s)
 int
 ab_world_build(struct ab_sess *s)
 {
+	size_t nh = s->pol->project.n + 1, j;
+	struct hidden *h;
 	struct stat st;
 	int keeps[KEEP_N], i, r;
 
 	for (i = 0; i < KEEP_N; i++)
 		keeps[i] = -1;
-	if ((r = check_trees_visible(s)) != 0)
-		return r;
+	if ((h = calloc(nh, sizeof(*h))) == NULL)
+		return ab_sess_fail(s, -ENOMEM, "out of memory");
+	h[0].path = s->home;
+	for (j = 0; j < nh; j++) {
+		if (j > 0)
+			h[j].path = s->pol->project.v[j - 1];
+		h[j].fd = -1;
+	}
+	if ((r = clone_hidden(s, h, nh)) != 0)
+		goto out;
 	if ((r = clone_keeps(s, keeps)) != 0)
 		goto out;
 	if ((r = build_dev(s, keeps)) != 0)
@@ -306,11 +403,17 @@ ab_world_build(struct ab_sess *s)
 	if (lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode) &&
 	    (r = tmpfs_at(s, "/var/run", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")) != 0)
 		goto out;
+	if ((r = attach_hidden(s, h, nh)) != 0)
+		goto out;
 	r = make_mask_sources(s);
 out:
 	for (i = 0; i < KEEP_N; i++)
 		if (keeps[i] != -1)
 			close(keeps[i]);
+	for (j = 0; j < nh; j++)
+		if (h[j].fd != -1)
+			close(h[j].fd);
+	free(h);
 	return r;
 }
 
