@@ -15,7 +15,7 @@ esc_need_sshd
 # A host-only file in /tmp and a host process the session must not see.
 echo ABTSECRET-hosttmp > /tmp/abt-esc-hosttmp.$$; chmod 0644 /tmp/abt-esc-hosttmp.$$
 defer "rm -f /tmp/abt-esc-hosttmp.$$"
-sleep 300 ABTVICTIM-entry & defer "kill $!"
+(esc_victim ABTVICTIM-entry 300) & defer "kill $!"
 
 core() {	# the same attempts, whatever the entry path
 	esc_begin "core-$1"

@@ -14,6 +14,7 @@
  * libc wrapper second-guesses them (bubblewrap's try-syscall.c does the same).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -534,15 +535,22 @@ op_pidfd(char **a)
 	return 0;
 }
 
-/* Which processes can we see?  Fails with EEXIST if any has cmdline containing A[0]. */
+/* Which processes can we see?  ESRCH unless one's cmdline contains A[0]. */
 static int
 op_seek_proc(char **a)
 {
-	char path[64], buf[4096];
+	char path[300], buf[4096];
+	struct dirent *de;
+	DIR *d = opendir("/proc");
 	int visible = 0;
 
-	for (int pid = 1; pid < (1 << 22); pid++) {
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	if (!d)
+		return FAIL();
+	while ((de = readdir(d)) != NULL) {
+		int pid = atoi(de->d_name);
+		if (pid <= 0 || pid == getpid())	/* our own argv holds the marker */
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -551,11 +559,11 @@ op_seek_proc(char **a)
 		close(fd);
 		if (n > 0 && memmem(buf, n, a[0], strlen(a[0]))) {
 			note("found pid %d ", pid);
+			closedir(d);
 			return 0;
 		}
-		if (pid > 65536 && visible > 0 && pid > 4 * 65536)
-			break;
 	}
+	closedir(d);
 	note("%d processes visible, none is it", visible);
 	return ESRCH;
 }

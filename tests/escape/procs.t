@@ -7,18 +7,18 @@
 . "$TOP/tests/e2e/lib-e2e.sh"
 . "$TOP/tests/escape/lib-escape.sh"
 esc_world "$@"
-e2e_enroll "$ESC_AGENT2" --project "$P" >>"$E2E_DIR/enroll.log" 2>&1 || e2e_die "enroll $ESC_AGENT2"
+esc_enroll "$ESC_AGENT2"
 
 # Victims outside the session, each with a secret in its environment and a marker in
 # its command line.
-env ABT_TOKEN=ABTSECRET-rootenv sleep 300 ABTVICTIM-root & root_pid=$!
-setpriv --reuid="$ESC_DEV" --regid="$ESC_DEV" --init-groups env ABT_TOKEN=ABTSECRET-devenv sleep 300 ABTVICTIM-dev & dev_pid=$!
+(esc_victim ABTVICTIM-root 300) & root_pid=$!
+(esc_victim ABTVICTIM-dev 300 setpriv --reuid="$ESC_DEV" --regid="$ESC_DEV" --init-groups) & dev_pid=$!
 # A process of the agent's own uid that is not in any session (left over from before
 # enrollment, or started by root with setpriv): the same uid must not mean reachable.
-setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups env ABT_TOKEN=ABTSECRET-sameuid sleep 300 ABTVICTIM-same & same_pid=$!
+(esc_victim ABTVICTIM-same 300 setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups) & same_pid=$!
 defer "kill $root_pid $dev_pid $same_pid"
 # Another agent's live session, with its own marker process.
-su "$ESC_AGENT2" -c "sleep 60 ABTVICTIM-other-session" </dev/null >/dev/null 2>&1 & other=$!
+su "$ESC_AGENT2" -c "exec -a ABTVICTIM-other-session sleep 60" </dev/null >/dev/null 2>&1 & other=$!
 defer "kill $other; esc_kill_user $ESC_AGENT2"
 sleep 0.5
 

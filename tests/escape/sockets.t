@@ -8,7 +8,7 @@
 . "$TOP/tests/e2e/lib-e2e.sh"
 . "$TOP/tests/escape/lib-escape.sh"
 esc_world "$@"
-e2e_enroll "$ESC_AGENT2" --project "$P" >>"$E2E_DIR/enroll.log" 2>&1 || e2e_die "enroll $ESC_AGENT2"
+esc_enroll "$ESC_AGENT2"
 uid=$(id -u "$ESC_AGENT")
 
 # Listeners outside, made by the test (this world's /run is private at the top level;
