@@ -49,3 +49,18 @@ UNINSTALL += uninstall-admin
 
 ROOT_TESTS     += tests/e2e/admin.t
 ROOT_TEST_DEPS += $(ADMIN_BIN)
+
+# Unit test of the pure helpers, sanitized, no root.
+ADMIN_UNIT_SRCS := admin/util.c admin/auditconf.c admin/auditrules.c admin/user.c
+ADMIN_UNIT_OBJS := $(ADMIN_UNIT_SRCS:admin/%.c=$(B)/san/admin/%.o)
+
+$(B)/san/admin:
+	mkdir -p $@
+
+$(B)/san/admin/%.o: admin/%.c admin/admin.h policy/policy.h $(B)/config.h | $(B)/san/admin
+	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -c -o $@ $<
+
+$(B)/san/admin/admin_util: tests/unit/admin_util.c $(ADMIN_UNIT_OBJS) | $(B)/san/admin
+	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -Iadmin $(LDFLAGS) -o $@ $< $(ADMIN_UNIT_OBJS) $(ADMIN_LIBS)
+
+UNIT_TESTS += $(B)/san/admin/admin_util
