@@ -575,27 +575,30 @@ fill_process(struct ab_review *rv, struct ab_denial *d, const struct ab_rec *sc,
 }
 
 /* The object of a DAC denial: the PATH item the syscall acted on, made absolute. */
-static void
+static int
 dac_path(struct ab_review *rv, struct ab_denial *d, const struct ab_rec *recs, size_t n,
     const struct ab_rec *cwd)
 {
 	const struct ab_rec *best = NULL;
 	char nt[32];
 	size_t len, cl;
+	int parent = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (recs[i].t != AB_T_PATH)
 			continue;
 		getf(&recs[i], "nametype", 0, nt, sizeof(nt));
-		if (best == NULL || (strcmp(nt, "PARENT") != 0 && strcmp(nt, "UNKNOWN") != 0))
+		if (best == NULL || (strcmp(nt, "PARENT") != 0 && strcmp(nt, "UNKNOWN") != 0)) {
 			best = &recs[i];
+			parent = strcmp(nt, "PARENT") == 0;
+		}
 		if (strcmp(nt, "NORMAL") == 0 || strcmp(nt, "CREATE") == 0 || strcmp(nt, "DELETE") == 0)
 			break;
 	}
 	d->path.p = rv->b_path;
 	d->path.n = 0;
 	if (best == NULL)
-		return;
+		return 0;
 	len = getf(best, "name", 0, rv->b_path, sizeof(rv->b_path));
 	if (len > 0 && rv->b_path[0] != '/' && cwd != NULL &&
 	    (cl = getf(cwd, "cwd", 0, rv->b_cwd, sizeof(rv->b_cwd))) > 0 &&
@@ -606,6 +609,7 @@ dac_path(struct ab_review *rv, struct ab_denial *d, const struct ab_rec *recs, s
 		len += cl + 1;
 	}
 	d->path.n = len;
+	return parent;	/* only the directory of the object is named */
 }
 
 static void
@@ -643,8 +647,21 @@ landlock_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_re
 	d.domain.p = rv->b_domain;
 	d.path.n = getf(r, "path", 0, rv->b_path, sizeof(rv->b_path));
 	d.path.p = rv->b_path;
-	if (d.path.n == 0 && memmem(d.access.p, d.access.n, "fs.", 3) != NULL)
-		dac_path(rv, &d, recs, n, cwd);
+	/* Landlock names the directory for creations and removals (fs.make_*, fs.remove_*):
+	 * the PATH record of the syscall names the entry itself. */
+	if (d.path.n == 0 || (d.access.n > 8 && (memcmp(d.access.p, "fs.make_", 8) == 0 ||
+	    memcmp(d.access.p, "fs.remove", 9) == 0))) {
+		struct ab_str dir = d.path;
+		char saved[256];
+
+		copy_cstr(saved, sizeof(saved), dir.p, dir.n);
+		if (dac_path(rv, &d, recs, n, cwd) || d.path.n == 0 || (dir.n > 0 && (d.path.n < dir.n ||
+		    memcmp(d.path.p, saved, strlen(saved)) != 0))) {
+			/* No PATH record, or one that is not below Landlock's directory. */
+			d.path.n = strlen(saved);
+			memcpy(rv->b_path, saved, d.path.n + 1);
+		}
+	}
 	d.addr.p = rv->b_addr;
 	if (getf(r, "daddr", 0, a, sizeof(a)) > 0 || getf(r, "saddr", 0, a, sizeof(a)) > 0) {
 		if (getf(r, "dest", 0, b, sizeof(b)) == 0)
