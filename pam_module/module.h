@@ -69,7 +69,7 @@ int	ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell
 /* reaper.c: fork the session's pid 1 (agentbox-init) and wait until it runs. */
 int	ab_reaper_start(struct ab_sess *s);
 /* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */
-int	ab_reaper_stop(int init_pidfd);
+int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
 
 /* plan.c: fill and write the session plan to AB_PLAN_PATH. */
 int	ab_planfile_write(struct ab_sess *s);

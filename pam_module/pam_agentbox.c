@@ -247,7 +247,7 @@ confine(struct ab_sess *s, const char *cwd, int audit_fd)
 	s->step_us[7] = elapsed_us(&t0);
 	return 0;
 kill:
-	ab_reaper_stop(s->init_pidfd);
+	ab_reaper_stop(s->init_pidfd, s->init_pid);
 	return r;
 }
 
@@ -320,7 +320,7 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	}
 	if (r == 0 && (r = keep_live(pamh, &s, audit_fd)) != 0) {
 		ab_sess_fail(&s, r, "out of memory");
-		ab_reaper_stop(s.init_pidfd);
+		ab_reaper_stop(s.init_pidfd, s.init_pid);
 	}
 	if (s.procfd != -1)
 		close(s.procfd);
@@ -413,7 +413,7 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 	if (l->init_pidfd == -1)
 		return PAM_SUCCESS;	/* closed already */
 	/* Every process of the session dies with its pid 1; the wait returns after. */
-	if ((r = ab_reaper_stop(l->init_pidfd)) != 0)
+	if ((r = ab_reaper_stop(l->init_pidfd, l->init_pid)) != 0)
 		return refuse(pamh, "cannot end the session of %s (pid 1 %d): %s", l->user,
 		    (int)l->init_pid, strerror(-r));
 	close(l->init_pidfd);

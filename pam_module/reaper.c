@@ -122,7 +122,7 @@ ab_reaper_start(struct ab_sess *s)
 		r = ab_sess_fail(s, -sp.err, "session pid 1: %s%s%s: %s", step_name[sp.step],
 		    sp.step == STEP_EXEC ? " " : "", sp.step == STEP_EXEC ? s->init_path : "",
 		    strerror(sp.err));
-		ab_reaper_stop(pidfd);
+		ab_reaper_stop(pidfd, pid);
 		close(pidfd);
 		return r;
 	}
@@ -131,20 +131,52 @@ ab_reaper_start(struct ab_sess *s)
 	return 0;
 }
 
-int
-ab_reaper_stop(int pidfd)
+/*
+ * Kill the session's pid 1; the kernel then SIGKILLs every process of the namespace
+ * (zap_pid_ns_processes) and pid 1 exits once all of them are reaped.  We wait for that,
+ * so that nothing of the session is left when close_session returns, with one
+ * exception: a process of the namespace whose parent is the caller (sshd's session
+ * child, pid 2) can only be reaped by the caller, which is busy in close_session.
+ * Once the only thing left is a zombie child of ours, we leave: the caller reaps it
+ * next, pid 1 exits then, and the caller reaps (or, exiting, hands over) pid 1.
+ * STOP_WAIT_MS bounds the wait for a process stuck in the kernel.
+ */
+#define STOP_WAIT_MS 3000
+
+/* Does the caller have a zombie child other than pid 1?  (WNOWAIT: left to it.) */
+static int
+caller_zombie(pid_t init_pid)
 {
 	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0 &&
+	    si.si_pid != init_pid;
+}
+
+int
+ab_reaper_stop(int pidfd, pid_t init_pid)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	siginfo_t si;
+	int i;
 
 	/* By pidfd: if someone else reaped it, its pid may name another process now. */
 	if (pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == -1 && errno != ESRCH)
 		return -errno;
-	/* pid 1 turns zombie only once every process of its namespace is gone. */
-	for (;;) {
+	for (i = 0; i < STOP_WAIT_MS; i++) {
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PIDFD, pidfd, &si, WEXITED) == 0 || errno == ECHILD)
-			return 0;
-		if (errno != EINTR)
+		if (waitid(P_PIDFD, pidfd, &si, WEXITED | WNOHANG) == 0) {
+			if (si.si_pid != 0)
+				return 0;	/* pid 1 gone: so is everything else */
+		} else if (errno == ECHILD) {
+			return 0;		/* reaped by the caller already */
+		} else if (errno != EINTR) {
 			return -errno;
+		}
+		if (caller_zombie(init_pid))
+			return 0;
+		(void)poll(&pfd, 1, 1);	/* wakes when pid 1 exits */
 	}
+	return -ETIMEDOUT;
 }
