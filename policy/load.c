@@ -8,6 +8,10 @@
  * and then open it): owned by root, not group- or world-writable, a directory or a
  * regular file, at most 4 MiB.  A file is read whole, hashed and parsed from memory.
  *
+ * Group- and world-writable include POSIX ACLs: with an ACL the group bits of st_mode are
+ * the ACL mask, which caps every named user and group entry, so a file whose mask lacks
+ * write cannot be written through any ACL entry.
+ *
  * Owner: root.  When the caller is not root (a person running "agentbox check" or the
  * unit tests), files owned by the caller are accepted too: such a process confines
  * nobody, and only fools itself.  pam_agentbox.so runs as root and accepts root only.

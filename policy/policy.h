@@ -60,7 +60,7 @@ struct ab_policy {
 	struct ab_strv	 env_keep;	/* variable names the shell keeps */
 	int		 landlock_min_abi;	/* default 1 */
 	enum ab_audit_mode audit;	/* default required */
-	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (see policy.c) */
+	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
 
 /* Diagnostics: every problem found, each "FILE:LINE: reason" (or "FILE: reason"). */
