@@ -63,27 +63,33 @@ for via in "sudo -u $ESC_AGENT" "runuser -u $ESC_AGENT --" "su -s /bin/sh $ESC_A
 	echo 'echo ESC-END' >> "$ESC_SCRIPT"; chmod 0755 "$ESC_SCRIPT"
 	ESC_OUT="$E2E_DIR/out-skip-$name" ESC_VIA="$via"
 	e2e_audit_since
+	pam_authlog_mark=$(stat -c %s /var/log/auth.log 2>/dev/null || echo 0)
 	case "$via" in
-	su*) timeout 60 $via "bash $ESC_SCRIPT" </dev/null >"$ESC_OUT" 2>&1 ;;
+	"su -s"*) timeout 60 $via "bash $ESC_SCRIPT" </dev/null >"$ESC_OUT" 2>&1 ;;
 	*) timeout 60 $via bash "$ESC_SCRIPT" </dev/null >"$ESC_OUT" 2>&1 ;;
 	esac
 	ESC_SES=$(sed -n 's/^ESC ses 0 OK .*ses=\([0-9]*\).*/\1/p' "$ESC_OUT" | head -n 1)
 	if grep -q '^ESC ses' "$ESC_OUT"; then
 		esc_check
 		esc_assert_confined
+	elif tail -c +$((pam_authlog_mark + 1)) /var/log/auth.log | grep -q pam_agentbox; then
+		ok "E04 $via: refused by pam_agentbox ($(head -c 200 "$ESC_OUT" | tr '\n' ' '))"
 	else
-		ok "E04 $via: refused ($(head -c 200 "$ESC_OUT" | tr '\n' ' '))"
+		not_ok "E04 $via: did not run and pam_agentbox logged no refusal"
+		diag "$(head -c 300 "$ESC_OUT")"
 	fi
 done
 
 # E01: internal-sftp runs inside sshd: no shell, no Landlock, no seccomp.
-sftp_out=$(printf '%s\n' "get $P/.env $E2E_DIR/sftp-env" "get $DH/notes.txt $E2E_DIR/sftp-notes" \
-    "get $P/secrets/db.txt $E2E_DIR/sftp-db" "ls $DH/.ssh" "put /etc/hostname $DH/.bashrc" \
-    "put /etc/hostname $P/.git/hooks/pre-commit" |
+# A leading '-' keeps sftp's batch mode going after a failed command.
+sftp_out=$(printf '%s\n' "-get $P/.env $E2E_DIR/sftp-env" "-get $DH/notes.txt $E2E_DIR/sftp-notes" \
+    "-get $P/secrets/db.txt $E2E_DIR/sftp-db" "-ls $DH/.ssh" "-put /etc/hostname $DH/.bashrc" \
+    "-put /etc/hostname $P/.git/hooks/pre-commit" "-get $AH/.ssh/id_ed25519 $E2E_DIR/sftp-agentkey" |
     e2e_sftp "$ESC_AGENT" "$ESC_PORT" - 2>&1)
 diag "$(echo "$sftp_out" | sed 's/^/sftp: /' | head -n 20)"
 must_fail test -s "$E2E_DIR/sftp-env"
 must_fail test -s "$E2E_DIR/sftp-db"
+must_fail test -s "$E2E_DIR/sftp-agentkey"
 if [ -s "$E2E_DIR/sftp-notes" ]; then
 	not_ok "E01 internal-sftp read the developer's world-readable notes (outside the read set: no Landlock on this path)"
 else

@@ -31,25 +31,45 @@ attempt H10 "add a policy.d drop-in"                  'EACCES|EROFS' rec write /
 attempt H11 "write the developer's ~/.gitconfig"      EACCES rec write "$DH/.gitconfig" '[core]
 	hooksPath = /tmp'
 attempt H12 "rename .git/hooks away"                  '!OK' 'rec?' rename "$P/.git/hooks" "$P/.git/hooks-old"
-attempt H13 "write .git/info/ (new worktree config, attributes)" 'EROFS|EACCES' 'rec?' write "$P/.git/config.worktree" '[core]
+attempt H13 "write .git/config.worktree (inert unless .git/config enables it)" ANY - write "$P/.git/config.worktree" '[core]
 	hooksPath = /tmp'
-# Last: move the whole .git aside and plant a new one (the protect mounts are on names
-# inside it, and a directory holding mount points can itself be renamed).
-attempt H14 "rename .git aside (to plant a fresh .git with hooks)" '!OK' 'rec?' rename "$P/.git" "$P/.git-aside"
-raw "if [ -d $P/.git-aside ]; then mkdir -p $P/.git && cp -a $P/.git-aside/. $P/.git/ 2>/dev/null; printf '#!/bin/sh\ntouch /tmp/abt-esc-hook-ran\n' > $P/.git/hooks/pre-commit; chmod +x $P/.git/hooks/pre-commit; echo 'ESC H15 0 OK planted a new .git with a pre-commit hook'; else echo 'ESC H15 1 EPERM no new .git'; fi"
-expect H15 "plant a fresh .git with a hook" '!OK' -
+# .git itself stays the developer's (git's safe.directory check passes) but the agent
+# has write access to the directory: .git/commondir redirects config and hooks.
+raw "mkdir -p $P/.cache-x && cp -a $P/.git/. $P/.cache-x/ 2>/dev/null; printf '#!/bin/sh\ntouch /tmp/abt-esc-hook-ran\n' > $P/.cache-x/hooks/pre-commit 2>/dev/null; chmod +x $P/.cache-x/hooks/pre-commit 2>/dev/null; true"
+attempt H16 "redirect .git/commondir to an agent-made dir with hooks" 'EROFS|EACCES' rec write "$P/.git/commondir" '../.cache-x'
+attempt H17 "point .git/objects/info/alternates elsewhere" 'EROFS|EACCES' rec write "$P/.git/objects/info/alternates" "$P/.cache-x/objects"
 esc_run su-
 esc_check
 esc_assert_confined
 esc_assert_gone "$ESC_AGENT"
 
-# What the developer sees afterwards.
-is "$(ls -A "$P/.git/hooks" | sort | md5sum)" "$hooks_before" "H01/H15 the developer's .git/hooks are unchanged"
+# What the developer sees afterwards: a commit runs no hook of the agent's, and git's
+# effective configuration gained nothing.
+is "$(ls -A "$P/.git/hooks" | sort | md5sum)" "$hooks_before" "H01 the developer's .git/hooks are unchanged"
 is "$(md5sum < "$P/.git/config")" "$config_before" "H02/H03 the developer's .git/config is unchanged"
-rm -f /tmp/abt-esc-hook-ran
-esc_as_dev "cd $P && echo change >> src/main.c && git commit -qam 'dev commit' && git config --get core.fsmonitor; true" >/dev/null 2>&1
+rm -f /tmp/abt-esc-hook-ran /tmp/abt-esc-fsmonitor
+gitout=$(esc_as_dev "cd $P && echo change >> src/main.c && git commit -qam 'dev commit' 2>&1; git config --show-origin --get-regexp 'core\.(hookspath|fsmonitor)|include' 2>&1")
+diag "developer's git: ${gitout:-<nothing>}"
 must_fail test -e /tmp/abt-esc-hook-ran
 must_fail test -e /tmp/abt-esc-fsmonitor
+unlike "$gitout" "hookspath" "H13 git's effective config has no core.hooksPath"
+rm -rf "$P/.cache-x" "$P/.git/commondir" "$P/.git/config.worktree"
+[ -s "$P/.git/objects/info/alternates" ] && : > "$P/.git/objects/info/alternates"
+
+# Then: move the whole .git aside and plant a new one (the protect mounts are on names
+# inside it, and a directory holding mount points can itself be renamed).
+esc_begin later-git
+attempt H14 "rename .git aside (to plant a fresh .git with hooks)" '!OK' 'rec?' rename "$P/.git" "$P/.git-aside"
+raw "if [ -d $P/.git-aside ]; then mkdir -p $P/.git && cp -a $P/.git-aside/. $P/.git/ 2>/dev/null; printf '#!/bin/sh\ntouch /tmp/abt-esc-hook-ran\n' > $P/.git/hooks/pre-commit; chmod +x $P/.git/hooks/pre-commit; echo 'ESC H15 0 OK planted a new .git with a pre-commit hook'; else echo 'ESC H15 1 EPERM no new .git'; fi"
+expect H15 "plant a fresh .git with a hook" '!OK' -
+esc_run su-
+esc_check
+esc_assert_gone "$ESC_AGENT"
+is "$(ls -A "$P/.git/hooks" | sort | md5sum)" "$hooks_before" "H14/H15 the developer's .git/hooks are unchanged"
+rm -f /tmp/abt-esc-hook-ran
+gitout=$(esc_as_dev "cd $P && echo change2 >> src/main.c && git commit -qam 'dev commit 2' 2>&1")
+diag "developer's git after H14/H15: ${gitout:-<ok>}"
+must_fail test -e /tmp/abt-esc-hook-ran
 # Undo H14 if it went through, so a rerun starts clean.
 if [ -d "$P/.git-aside" ]; then rm -rf "$P/.git"; mv "$P/.git-aside" "$P/.git"; fi
 finish
