@@ -47,7 +47,7 @@ put_value(const char *s)
 	const unsigned char *p;
 
 	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+		if (*p < 0x20 || *p == 0x7f)
 			printf("\\x%02x", *p);
 		else
 			putchar(*p);
