@@ -35,11 +35,13 @@ $(B)/fuzz/fuzz_audit: tests/fuzz/fuzz_audit.c $(AUDIT_SRCS) audit/review.h
 	  -o $@ $< $(AUDIT_SRCS) $(AUDIT_LIBS)
 
 ALL            += $(B)/agentbox-audit
-UNIT_TESTS     += $(B)/tests/unit/audit_record tests/unit/audit_review.t \
-                  tests/unit/audit_hostile.t tests/unit/audit_engines.t tests/unit/audit_oracle.t
-$(filter %.t,$(UNIT_TESTS)): $(AUDIT_SAN) $(B)/agentbox-audit
-ROOT_TESTS     += tests/e2e/audit_live.t
-ROOT_TEST_DEPS += $(B)/agentbox-audit $(AUDIT_SAN) $(B)/tests/record-session
+AUDIT_T        := tests/unit/audit_review.t tests/unit/audit_hostile.t \
+                  tests/unit/audit_engines.t tests/unit/audit_oracle.t
+UNIT_TESTS     += $(B)/tests/unit/audit_record $(AUDIT_T)
+# The scripts run the sanitizer build of the program: make it before prove runs them.
+$(AUDIT_T): $(AUDIT_SAN)
+ROOT_TESTS     += tests/e2e/audit_live.t tests/e2e/audit_session.t
+ROOT_TEST_DEPS += $(B)/agentbox-audit $(AUDIT_SAN) $(B)/tests/record-session $(B)/try-op
 FUZZERS        += $(B)/fuzz/fuzz_audit
 INSTALL        += install-audit
 UNINSTALL      += uninstall-audit
