@@ -1,8 +1,8 @@
 /*
  * libFuzzer: bytes -> policy parse (inih + our line checks) -> validation -> compile.
  * The input is one policy file; the fuzzer looks for crashes, leaks, UB, and checks
- * that a valid set compiles for each enrolled user and that an invalid one always says
- * why.
+ * that an invalid set always says why, and that a valid one compiles for its first
+ * enrolled user into a policy that survives the session plan round trip.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,6 +12,28 @@
 #include "internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * Whatever the policy compiler accepts, the PAM module must be able to hand to the
+ * shell: serialise it as a session plan and parse it back, or abort.
+ */
+static void
+plan_round_trip(struct ab_policy *p)
+{
+	struct ab_plan plan = { .policy = p, .uid = 1000, .gid = 1000, .home = "/home/a",
+	    .service = "su", .tty = "", .rhost = "" };
+	struct ab_plan *back = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (ab_plan_serialize(&plan, &buf, &len) != 0 || ab_plan_parse(buf, len, &back) != 0)
+		abort();
+	if (back->policy->read.n != p->read.n || back->policy->mask.n != p->mask.n ||
+	    back->policy->nports != p->nports || strcmp(back->policy->shell, p->shell) != 0)
+		abort();
+	ab_plan_free(back);
+	free(buf);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -39,6 +61,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    ab_pset_compile(ps2, digest, users.v[0], &p, NULL) == 0 &&
 				    (p == NULL || p->project.n == 0 || p->shell == NULL))
 					abort();	/* valid, enrolled, but no usable policy */
+				if (p != NULL)
+					plan_round_trip(p);
 				ab_policy_free(p);
 				ab_pset_free(ps2);
 			}

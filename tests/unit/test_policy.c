@@ -747,6 +747,22 @@ test_default_policy(void)
 		ok(env && ssh && hooks && usr, "masks .env and ssh keys, protects git hooks, reads /usr");
 		ok(p->network == AB_NET_NONE && p->audit == AB_AUDIT_REQUIRED,
 		    "network none, audit required");
+		{
+			struct ab_plan plan = { .policy = p, .uid = 1001, .gid = 1001,
+			    .home = "/home/agent", .service = "su", .tty = "", .rhost = "" };
+			struct ab_plan *back = NULL;
+			char *buf = NULL;
+			size_t len = 0;
+
+			r = ab_plan_serialize(&plan, &buf, &len);
+			r = r == 0 ? ab_plan_parse(buf, len, &back) : r;
+			ok(r == 0 && back->policy->mask.n == p->mask.n &&
+			    back->policy->protect.n == p->protect.n &&
+			    memcmp(back->policy->digest, p->digest, AB_DIGEST_LEN) == 0,
+			    "its session plan round-trips (%zu bytes)", len);
+			ab_plan_free(back);
+			free(buf);
+		}
 	}
 	ab_policy_free(p);
 	ab_diag_free(&d);
