@@ -59,3 +59,11 @@ $(PAM_TEST_LOAD): tests/unit/test_pam_load.c tests/tap.h $(PAM_SO)
 $(PAM_TRY): tests/unit/pam_try.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl $(shell pkg-config --libs pam)
+
+# bench/session-start compares the shared `none` netns with a fresh one per login.
+$(B)/bench/pam_agentbox_freshnet.so: $(PAM_SRCS) pam_module/module.h pam_module/compat.h \
+		$(POLICY_LIB) pam_module/pam_agentbox.map $(B)/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DAB_NETNS_FRESH_NONE $(shell pkg-config --cflags $(PAM_PKGS)) -shared \
+	  $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map -o $@ $(PAM_SRCS) \
+	  $(POLICY_LIB) $(POLICY_LIBS) $(shell pkg-config --libs $(PAM_PKGS))

@@ -56,6 +56,7 @@ lo_up(struct ab_sess *s)
 	return r;
 }
 
+#ifndef AB_NETNS_FRESH_NONE
 /* Is FD a network namespace file (an nsfs bind mount), not a stale placeholder? */
 static int
 is_netns(int fd)
@@ -127,6 +128,7 @@ join_shared_none(struct ab_sess *s)
 	close(dirfd);	/* drops the lock */
 	return r;
 }
+#endif
 
 int
 ab_netns_enter(struct ab_sess *s)
