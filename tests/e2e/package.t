@@ -75,7 +75,15 @@ unlike "$out" "SECRET=from-abpkg" "su session: the masked .env is not readable"
 sleep 0.3
 is "$(ps -e -o uid= | awk -v u="$uid" '$1 == u')" "" "nothing of the session outlived it"
 
-# 5. Unenroll and purge.
+# 5. Removal while a user is enrolled is refused: it would leave the user's logins
+# unconfined (PAM line gone) or broken (login shell gone).
+out=$(dpkg -r agentbox 2>&1)
+rc=$?
+[ $rc != 0 ] && ok "dpkg -r is refused while $U is enrolled" || not_ok "dpkg -r went through with $U enrolled"
+like "$out" "agentbox unenroll" "the refusal says what to do"
+like "$(dpkg-query -W -f='${Status}' agentbox 2>&1)" "install ok installed" "the package is still installed"
+
+# 6. Unenroll and purge.
 out=$(agentbox unenroll "$U" --remove-user 2>&1)
 check $? "agentbox unenroll $U --remove-user"
 printf '%s\n' "$out" | sed 's/^/# /'
