@@ -54,6 +54,8 @@ struct ab_review {
 	size_t			 ses_slots;
 	struct domain		*dom;
 	size_t			 dom_slots, ndom;
+	struct ab_refusal	*refused;
+	size_t			 nrefused;
 	struct uidname		 names[256];	/* getpwuid cache (local log only) */
 	uid_t			 filter_uid;
 	int			 filter_uid_valid;
@@ -260,7 +262,20 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 	if (strncmp(op, "agentbox-session-", 17) != 0)
 		return;
 	if (strcmp(op, "agentbox-session-refused") == 0) {
+		struct ab_refusal *f;
+
 		rv->st.refused++;
+		if (rv->nrefused == AB_REFUSALS_MAX)
+			return;
+		if (rv->refused == NULL &&
+		    (rv->refused = calloc(AB_REFUSALS_MAX, sizeof(*rv->refused))) == NULL)
+			return;
+		f = &rv->refused[rv->nrefused++];
+		f->sec = r->sec;
+		f->ms = r->ms;
+		getf(r, "user", 1, f->user, sizeof(f->user));
+		getf(r, "service", 1, f->service, sizeof(f->service));
+		getf(r, "reason", 1, f->reason, sizeof(f->reason));
 		return;
 	}
 	ses = getnum(r, "ses", 1);
@@ -919,11 +934,18 @@ ab_review_session(const struct ab_review *rv, size_t i)
 	return i < rv->nses ? rv->ses[i] : NULL;
 }
 
+const struct ab_refusal *
+ab_review_refusal(const struct ab_review *rv, size_t i)
+{
+	return i < rv->nrefused ? &rv->refused[i] : NULL;
+}
+
 void
 ab_review_free(struct ab_review *rv)
 {
 	if (rv == NULL)
 		return;
+	free(rv->refused);
 	for (size_t i = 0; i < rv->nses; i++) {
 		top_free(rv->ses[i]->paths);
 		top_free(rv->ses[i]->progs);

@@ -348,6 +348,8 @@ session_json(FILE *f, const struct ab_session *s)
 	    s->have_start ? "true" : "false");
 }
 
+static void refusals(struct ab_out *o, const struct ab_review *rv);
+
 void
 ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 {
@@ -396,6 +398,36 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		fprintf(o->f, "%ju (landlock %ju, seccomp %ju, dac %ju)\n", (uintmax_t)s->denials,
 		    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK], (uintmax_t)s->by_kind[AB_KIND_SECCOMP],
 		    (uintmax_t)s->by_kind[AB_KIND_DAC]);
+	}
+	refusals(o, rv);
+}
+
+static void
+refusals(struct ab_out *o, const struct ab_review *rv)
+{
+	const struct ab_refusal *f;
+	char t[64];
+
+	for (size_t i = 0; (f = ab_review_refusal(rv, i)) != NULL; i++) {
+		if (o->json) {
+			fmt_time(t, sizeof(t), f->sec, f->ms, 1, 1);
+			fprintf(o->f, "{\"v\":1,\"refused\":true,\"time\":\"%s\",\"user\":", t);
+			json_str_or_null(o->f, S(f->user));
+			fputs(",\"service\":", o->f);
+			json_str_or_null(o->f, S(f->service));
+			fputs(",\"reason\":", o->f);
+			json_str_or_null(o->f, S(f->reason));
+			fputs("}\n", o->f);
+			continue;
+		}
+		fmt_time(t, sizeof(t), f->sec, 0, o->utc, 0);
+		fprintf(o->f, "refused %s  user ", t);
+		put_safe(o->f, S(f->user[0] ? f->user : "?"), 0);
+		fputs("  service ", o->f);
+		put_safe(o->f, S(f->service[0] ? f->service : "?"), 0);
+		fputs(": ", o->f);
+		put_safe(o->f, S(f->reason), 0);
+		fputc('\n', o->f);
 	}
 }
 
@@ -577,6 +609,9 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		    (uintmax_t)x->backlog_limit);
 	fprintf(f, "  Landlock: %ju domain(s) checked against their denial counts, %ju still open\n",
 	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open);
+	if (x->rs->refused > 0)
+		fprintf(f, "  note: %ju login(s) refused by pam_agentbox (see the sessions command)\n",
+		    (uintmax_t)x->rs->refused);
 	if (x->rs->daemon_start > 1)
 		fprintf(f, "  note: auditd started %ju times in this range\n",
 		    (uintmax_t)x->rs->daemon_start);

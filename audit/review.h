@@ -212,6 +212,15 @@ struct ab_session {
 	struct ab_top	*paths, *progs;	/* summary: counts by path and by executable */
 };
 
+/* op=agentbox-session-refused: a login the PAM module refused (invariant 1). */
+struct ab_refusal {
+	uint64_t	 sec;
+	uint32_t	 ms;
+	char		 user[64];
+	char		 service[64];
+	char		 reason[200];
+};
+
 struct ab_review_stats {
 	uint64_t	 denials;		/* after filters */
 	uint64_t	 denials_all;		/* before filters */
@@ -235,6 +244,9 @@ const struct ab_review_stats *ab_review_stats(const struct ab_review *rv);
 struct ab_complete *ab_review_complete(struct ab_review *rv);
 /* Sessions in order of first appearance; NULL past the end. */
 const struct ab_session *ab_review_session(const struct ab_review *rv, size_t i);
+/* Refused logins in log order (the first AB_REFUSALS_MAX; all are counted). */
+#define AB_REFUSALS_MAX	1024
+const struct ab_refusal *ab_review_refusal(const struct ab_review *rv, size_t i);
 void	ab_review_free(struct ab_review *rv);
 
 /* Top-N counting with bounded memory (analyze.c): at most AB_TOP_MAX distinct keys,

@@ -77,6 +77,10 @@ like "$out" $'2\tabt_aud1\trecord-session\tpts/9' "sessions: id, user, service, 
 like "$out" "11 (landlock 4, seccomp 3, dac 4)" "sessions: denial counts by kind"
 out=$("$AA" sessions --json --input "$FX/real-session.log" 2>/dev/null)
 like "$out" '"digest":"00000000000000000000000000000000000000000000000000000000000000ab"' "sessions --json: policy digest"
+out=$("$AA" sessions --input "$FX/hostile.log" 2>/dev/null)
+like "$out" "refused 2026-11-30" "sessions: refused logins listed"
+like "$out" "user agent2  service su: policy: bad key" "refused: user, service, decoded reason"
+like "$out" "1 login(s) refused by pam_agentbox" "refusals noted in the report"
 out=$("$AA" summary --input "$FX/real-session.log")
 like "$out" "session 2 user abt_aud1: 11 denials" "summary per session"
 like "$out" "top programs:" "summary: top programs"
