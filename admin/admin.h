@@ -42,7 +42,10 @@ int	act(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Files (util.c). */
 int	adm_read_file(const char *path, char **buf, size_t *len);
-/* Replace PATH atomically (temp file in the same directory, fsync, rename), root-owned. */
+/*
+ * Replace PATH atomically (temp file in the same directory, fsync, rename).  An existing
+ * file keeps its owner and mode; a new one is root-owned with MODE.
+ */
 int	adm_write_file(const char *path, const char *buf, size_t len, mode_t mode);
 int	adm_unlink(const char *path);	/* ENOENT is success */
 int	adm_mkdir_p(const char *path, mode_t mode);

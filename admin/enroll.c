@@ -461,7 +461,9 @@ cmd_enroll(int argc, char **argv)
 	if ((r = state_read(user, &old)) != 0 && r != -ENOENT)
 		die_errno(r, "read the enrollment state of %s", user);
 	errno = 0;
-	if ((pw = getpwnam(user)) != NULL && strcmp(pw->pw_shell, AB_SHELL_PATH) != 0 &&
+	if ((pw = getpwnam(user)) != NULL && pw->pw_uid == 0)
+		die("%s has uid 0: root cannot be confined", user);
+	if (pw != NULL && strcmp(pw->pw_shell, AB_SHELL_PATH) != 0 &&
 	    old.shell_before == NULL)
 		st.shell_before = strdup(pw->pw_shell);
 	else if (old.shell_before != NULL)

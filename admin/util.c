@@ -171,7 +171,17 @@ int
 adm_write_file(const char *path, const char *buf, size_t len, mode_t mode)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
+	uid_t uid = 0;
+	gid_t gid = 0;
+	struct stat st;
 	int fd, r, dfd;
+
+	/* Replacing a file keeps its owner and mode (at.deny is root:daemon 0640). */
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		uid = st.st_uid;
+		gid = st.st_gid;
+		mode = st.st_mode & 07777;
+	}
 
 	if (snprintf(tmp, sizeof(tmp), "%s.agentbox-tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -181,7 +191,7 @@ adm_write_file(const char *path, const char *buf, size_t len, mode_t mode)
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1)
 		return -errno;
 	if ((r = write_all(fd, buf, len)) != 0 ||
-	    (fchown(fd, 0, 0) == -1 && (r = -errno)) ||
+	    (fchown(fd, uid, gid) == -1 && (r = -errno)) ||
 	    (fchmod(fd, mode) == -1 && (r = -errno)) ||
 	    (fsync(fd) == -1 && (r = -errno))) {
 		close(fd);

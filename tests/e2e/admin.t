@@ -56,11 +56,14 @@ world_sum() {
 }
 WORLD_BEFORE=$(world_sum)
 AUDITD_BEFORE=$(sha256sum < /etc/audit/auditd.conf)
+ATDENY_MODE=$(stat -c %U:%G:%a /etc/at.deny 2>/dev/null || echo root:root:644)
 
 # --- refusals change nothing ---
 must_fail $AB enroll "$U2" --project /nonexistent/dir
 must_fail id "$U2"
 must_fail $AB enroll "$U2" --project /etc
+must_fail $AB enroll root --project "$P1"
+is "$(getent passwd root | cut -d: -f7)" "$(getent passwd root | cut -d: -f7 | grep -v agentbox)" "root's shell untouched"
 must_fail $AB enroll "$U2" --project "$E2E_DIR"
 must_fail $AB enroll "$U2" --project "$P1" --network bogus
 must_fail id "$U2"
@@ -134,6 +137,7 @@ like "$(sshd -T -C user=root,host=localhost,addr=127.0.0.1 2>&1)" "disableforwar
 
 check "$(grep -qx "$U" /etc/cron.deny; echo $?)" "$U in cron.deny"
 check "$(grep -qx "$U" /etc/at.deny; echo $?)" "$U in at.deny"
+is "$(stat -c %U:%G:%a /etc/at.deny)" "$ATDENY_MODE" "at.deny keeps its owner and mode"
 
 # Audit: six rules in the file and live in the kernel, nothing system-wide.
 rules=/etc/audit/rules.d/agentbox-$U.rules
@@ -191,6 +195,25 @@ like "$found" "\"uid\":$uid" "with the agent's uid"
 like "$($AB sessions 2>/dev/null)" "$U" "sessions (table) lists it too"
 wait "$supid"
 
+# --- ssh: the drop-in is live for a real sshd (port 2202 is this test's) ---
+if e2e_sshd_start 2202 && e2e_ssh_key "$U"; then
+	is "$(e2e_ssh "$U" 2202 'echo through-ssh' 2>&1)" "through-ssh" "ssh command session of $U works"
+	# -L binds on the client; sshd refuses each channel opened through it: connect
+	# through the forward and expect sshd's own banner NOT to come back.
+	E2E_SSH_OPTS="-N -L 127.0.0.1:22029:127.0.0.1:2202" e2e_ssh_bg "$U" 2202 >/dev/null 2>&1
+	fwd=$E2E_BG_PID
+	_e2e_wait_port 22029
+	check $? "ssh -L: the client side listens (the check below is not vacuous)"
+	banner=$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/22029 && head -c 4 <&3' 2>/dev/null)
+	is "$banner" "" "ssh -L port forwarding is refused for $U (no banner through it)"
+	kill "$fwd" 2>/dev/null
+	E2E_SSH_OPTS="-o ExitOnForwardFailure=yes -R 127.0.0.1:22028:127.0.0.1:2202" \
+	    e2e_ssh "$U" 2202 true >/dev/null 2>&1
+	is "$?" 255 "ssh -R remote forwarding is refused for $U"
+else
+	not_ok "test sshd on 2202 did not start"
+fi
+
 # --- a second user keeps the shared pieces alive ---
 e2e_enroll "$U2" --project "$P2" >/dev/null
 check $? "enroll $U2"
@@ -204,6 +227,8 @@ like "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid:rwx" "$U's entry on p2 surv
 unlike "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid2:" "$U2's entry on p2 is gone"
 
 # --- unenroll: every artefact goes ---
+e2e_wait_uid_gone "$uid" 10
+check $? "every session of $U has ended"
 $AB unenroll "$U" --remove-user >/dev/null
 check $? "unenroll $U --remove-user"
 must_fail id "$U"

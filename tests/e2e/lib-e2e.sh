@@ -221,14 +221,38 @@ e2e_ssh_key() {
 
 # ssh as USER to the test sshd.  Extra ssh options may come before the command with
 # E2E_SSH_OPTS (e.g. "-tt" for a pty).
-e2e_ssh() {
+_e2e_ssh_argv() {
 	local user=$1 port=$2
+	# shellcheck disable=SC2206
+	E2E_SSH_ARGV=(ssh -F /dev/null -i "$E2E_DIR/ssh/id_ed25519" -p "$port"
+	    -o BatchMode=yes -o IdentitiesOnly=yes -o StrictHostKeyChecking=no
+	    -o UserKnownHostsFile="$E2E_DIR/ssh/known_hosts" -o GlobalKnownHostsFile=/dev/null
+	    -o LogLevel=ERROR -o ConnectTimeout=10 ${E2E_SSH_OPTS:-} "$user@127.0.0.1")
+}
+
+e2e_ssh() {
+	_e2e_ssh_argv "$1" "$2"
 	shift 2
-	# shellcheck disable=SC2086
-	ssh -F /dev/null -i "$E2E_DIR/ssh/id_ed25519" -p "$port" \
-	    -o BatchMode=yes -o IdentitiesOnly=yes -o StrictHostKeyChecking=no \
-	    -o UserKnownHostsFile="$E2E_DIR/ssh/known_hosts" -o GlobalKnownHostsFile=/dev/null \
-	    -o LogLevel=ERROR -o ConnectTimeout=10 ${E2E_SSH_OPTS:-} "$user@127.0.0.1" "$@"
+	"${E2E_SSH_ARGV[@]}" "$@"
+}
+
+# The same in the background: E2E_BG_PID is ssh's own pid (killing it ends the session),
+# and a defer kills it if the test does not.
+e2e_ssh_bg() {
+	_e2e_ssh_argv "$1" "$2"
+	shift 2
+	"${E2E_SSH_ARGV[@]}" "$@" &
+	E2E_BG_PID=$!
+	defer "kill $E2E_BG_PID"
+}
+
+# Wait (up to TIMEOUT_S, default 5) until no process runs as UID: logouts are asynchronous.
+e2e_wait_uid_gone() {
+	local uid=$1 timeout=${2:-5} i=0
+	while ps -e -o uid= | grep -qx " *$uid"; do
+		i=$((i + 1)); [ $i -lt $((timeout * 10)) ] || return 1
+		sleep 0.1
+	done
 }
 
 # sftp as USER with a batch file (or - for stdin).
