@@ -9,10 +9,18 @@
  * its status; pam_close_session twice (the second shows close is idempotent).
  * Prints "open=NAME [cmd=N] [close=NAME close2=NAME]", exits 0; 2 on a setup error.
  * libpam reports a stack in which every module returned PAM_IGNORE as PAM_PERM_DENIED.
+ * After the close, the session's pid namespace is dead and this process could not fork
+ * any more (su and sshd exit there), and /proc shows the session's pid namespace, not
+ * ours; LeakSanitizer needs both, so pam_try moves its pid_for_children back to its own
+ * pid namespace and unmounts the session's /proc (in the session's mount namespace,
+ * which is ours now and dies with us) before exiting.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,10 +75,14 @@ main(int argc, char **argv)
 {
 	struct pam_conv conv = { no_conv, NULL };
 	pam_handle_t *pamh = NULL;
-	int rc, st;
+	int rc, st, pidns;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: pam_try CONFDIR SERVICE USER\n");
+		return 2;
+	}
+	if ((pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC)) == -1) {
+		perror("pam_try: open /proc/self/ns/pid");
 		return 2;
 	}
 	rc = pam_start_confdir(argv[2], argv[3], &conv, argv[1], &pamh);
@@ -88,5 +100,10 @@ main(int argc, char **argv)
 	}
 	printf("\n");
 	pam_end(pamh, rc);
+	if (setns(pidns, CLONE_NEWPID) == -1)
+		perror("pam_try: setns back to our pid namespace");
+	close(pidns);
+	if (getenv("AB_TRY_CMD") != NULL)	/* a session was opened: its /proc is on top */
+		(void)umount2("/proc", MNT_DETACH);
 	return 0;
 }
