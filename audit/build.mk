@@ -32,6 +32,7 @@ $(B)/tests/record-session: tests/fixtures/gen/record-session.c
 $(B)/fuzz/fuzz_audit: tests/fuzz/fuzz_audit.c $(AUDIT_SRCS) audit/review.h
 	@mkdir -p $(@D)
 	clang -g -O1 -std=gnu11 -Iaudit -I$(B) -fsanitize=fuzzer,address,undefined \
+	  -DAB_SLOTS=64 -DAB_WINDOW=32 \
 	  -o $@ $< $(AUDIT_SRCS) $(AUDIT_LIBS)
 
 ALL            += $(B)/agentbox-audit

@@ -26,8 +26,10 @@
 
 #include "review.h"
 
+#ifndef AB_SLOTS	/* the fuzzer builds with a small table: more slot reuse, faster runs */
 #define AB_SLOTS	4096	/* power of two */
 #define AB_WINDOW	2048	/* lines an event stays open after its first record */
+#endif
 
 struct ev {
 	int		 open;

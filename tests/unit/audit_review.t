@@ -2,6 +2,7 @@
 # agentbox-audit on recorded fixtures: denials, merging, kinds, filters, JSON contract,
 # sessions, summary, completeness, terminal safety, exit codes.  No root needed.
 . "$(dirname "$0")/../lib.sh"
+export TZ=UTC
 AA=${AGENTBOX_AUDIT:-$BUILD/tests/agentbox-audit-san}
 FX=$TOP/tests/fixtures
 [ -x "$AA" ] || skip_all "$AA not built (make $AA)"
