@@ -62,6 +62,8 @@ struct walk {
 	size_t		 entries;
 	struct link_rec	*links;
 	size_t		 nlinks;
+	struct stat	*prot;		/* (dev, ino) protected already: overlapping trees */
+	size_t		 nprot;
 	char		 rel[PATH_MAX];	/* path of the current entry relative to root */
 };
 
@@ -211,15 +213,34 @@ out:
 	return r;
 }
 
+/* Bind FD onto itself read-only, once: a project inside the home is walked twice. */
 static int
 protect_entry(struct walk *w, int fd)
 {
+	struct stat st, *p;
+	size_t i;
 	int r;
 
+	if (fstat(fd, &st) == -1)
+		return ab_sess_fail(w->s, -errno, "fstat %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	for (i = 0; i < w->nprot; i++)
+		if (w->prot[i].st_ino == st.st_ino && w->prot[i].st_dev == st.st_dev)
+			return 0;
+	if (w->nprot % 32 == 0) {
+		if (w->nprot >= WALK_MAX_LINKS)
+			return ab_sess_fail(w->s, -E2BIG, "more than %d protected paths",
+			    WALK_MAX_LINKS);
+		if ((p = reallocarray(w->prot, w->nprot + 32, sizeof(*p))) == NULL)
+			return ab_sess_fail(w->s, -ENOMEM, "out of memory");
+		w->prot = p;
+	}
 	r = mount_over(w, fd, fd, AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV);
-	if (r == 0)
+	if (r == 0) {
+		w->prot[w->nprot++] = st;
 		w->s->protects++;
+	}
 	return r;
 }
 
@@ -464,6 +485,7 @@ ab_mask_apply(struct ab_sess *s)
 	for (i = 0; i < w->nlinks; i++)
 		free(w->links[i].name);
 	free(w->links);
+	free(w->prot);
 	free(w);
 	return r;
 }
