@@ -31,8 +31,10 @@ $(PAM_SO): $(PAM_OBJS) $(POLICY_LIB) pam_module/pam_agentbox.map
 	  -Wl,--no-undefined -o $@ $(PAM_OBJS) $(POLICY_LIB) $(POLICY_LIBS) \
 	  $(shell pkg-config --libs $(PAM_PKGS))
 
+# agentbox-init is static: no ld.so work at every login (it runs with an empty
+# environment, so there is nothing for the loader to honour anyway).
 $(AB_INIT): pam_module/init.c | $(B)
-	$(CC) $(CFLAGS) -pie $(LDFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $<
 
 .PHONY: install-pam uninstall-pam
 install-pam: $(PAM_SO) $(AB_INIT)
