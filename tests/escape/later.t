@@ -35,7 +35,7 @@ attempt H13 "write .git/config.worktree (inert unless .git/config enables it)" A
 	hooksPath = /tmp'
 # .git itself stays the developer's (git's safe.directory check passes) but the agent
 # has write access to the directory: .git/commondir redirects config and hooks.
-raw "mkdir -p $P/.cache-x && cp -a $P/.git/. $P/.cache-x/ 2>/dev/null; printf '#!/bin/sh\ntouch /tmp/abt-esc-hook-ran\n' > $P/.cache-x/hooks/pre-commit 2>/dev/null; chmod +x $P/.cache-x/hooks/pre-commit 2>/dev/null; true"
+raw "mkdir -p $P/.cache-x && cp -a $P/.git/. $P/.cache-x/ 2>/dev/null; printf '#!/bin/sh\ntouch /tmp/abt-esc-hook-ran\n' > $P/.cache-x/hooks/pre-commit 2>/dev/null; chmod +x $P/.cache-x/hooks/pre-commit 2>/dev/null; chmod -R a+rwX $P/.cache-x 2>/dev/null; true"
 attempt H16 "redirect .git/commondir to an agent-made dir with hooks" 'EROFS|EACCES' rec write "$P/.git/commondir" '../.cache-x'
 attempt H17 "point .git/objects/info/alternates elsewhere" 'EROFS|EACCES' rec write "$P/.git/objects/info/alternates" "$P/.cache-x/objects"
 esc_run su-

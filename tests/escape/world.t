@@ -73,13 +73,13 @@ env $inject sudo -E -u "$ESC_AGENT" "$ESC" W19 status </dev/null >"$E2E_DIR/w19"
 like "$(cat "$E2E_DIR/w19")" "ESC W19 0 OK" "W19 sudo -E -u (no -i) with LD_PRELOAD/BASH_ENV: session still starts"
 like "$(cat "$E2E_DIR/w19")" "seccomp=2" "W19 sudo -E -u AGENT cmd: the command runs confined"
 like "$(cat "$E2E_DIR/w18")" "seccomp=2" "W18 su -m: the command runs confined"
-like "$(cat "$E2E_DIR/w20")" "seccomp=2" "W20 ssh with AcceptEnv: the command runs confined"
 # sshd configured (badly) to accept the variables: the shell must still drop them.
 echo "AcceptEnv LD_PRELOAD BASH_ENV ENV LD_LIBRARY_PATH" > /etc/ssh/sshd_config.d/zz-esc-acceptenv.conf
 esc_need_sshd
 E2E_SSH_OPTS="-o SetEnv=LD_PRELOAD=$ESC_LIB/preload.so -o SetEnv=BASH_ENV=$ESC_LIB/bashenv.sh" \
     e2e_ssh "$ESC_AGENT" "$ESC_PORT" "$ESC W20 status" </dev/null >"$E2E_DIR/w20" 2>&1
 like "$(cat "$E2E_DIR/w20")" "ESC W20 0 OK" "W20 ssh with SetEnv LD_PRELOAD/BASH_ENV (AcceptEnv): session still starts"
+like "$(cat "$E2E_DIR/w20")" "seccomp=2" "W20 ssh with AcceptEnv: the command runs confined"
 agent_uid=$(id -u "$ESC_AGENT")
 unconfined=$(awk -v u="uid=$agent_uid" '$2 == u && !/seccomp=[[:space:]]*2/ && !/Seccomp:[[:space:]]*2/' "$ESC_LIB/injected.log")
 is "$unconfined" "" "W18-W20 no injected code ran as the agent before confinement"
