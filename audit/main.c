@@ -39,6 +39,7 @@ struct reader {
 	char		*buf;		/* CHUNK + AB_LINE_MAX */
 	size_t		 len;
 	int		 skipping;	/* inside an overlong line */
+	int		 has_nul;	/* the buffer holds a NUL: check line by line */
 };
 
 static struct {
@@ -127,7 +128,7 @@ take_line(struct reader *rd, const char *line, size_t len)
 	rd->lineno++;
 	if (len == 0)
 		return;
-	if (memchr(line, '\0', len) != NULL) {
+	if (rd->has_nul && memchr(line, '\0', len) != NULL) {
 		st.x.nul_lines++;
 		warn_line(&st.warned_nul, rd, "NUL byte in line: line skipped");
 		return;
@@ -198,6 +199,8 @@ read_some(struct reader *rd, int fd)
 	while (n == -1 && errno == EINTR && !stop);
 	if (n < 0)
 		return -errno;
+	/* One scan per read for NUL bytes, not one per line: they are rare (and hostile). */
+	rd->has_nul = memchr(rd->buf, '\0', rd->len + (size_t)n) != NULL;
 	rd->len += (size_t)n;
 	drain(rd, 0);
 	return n;

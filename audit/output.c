@@ -140,6 +140,17 @@ json_str(FILE *f, struct ab_str s)
 	fputc('"', f);
 	while (i < s.n) {
 		const unsigned char *p = (const unsigned char *)s.p + i;
+		size_t run = 0;
+
+		/* Plain printable ASCII goes out in one piece. */
+		while (i + run < s.n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
+		    p[run] != '\\')
+			run++;
+		if (run > 0) {
+			fwrite(p, 1, run, f);
+			i += run;
+			continue;
+		}
 
 		l = utf8_seq(p, s.n - i, &cp);
 		if (l == 0) {
