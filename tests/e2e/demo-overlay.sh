@@ -68,7 +68,9 @@ ovl_enter() {
 		exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
 		ovl_die "exec unshare failed"
 	fi
-	local d=/media m
+	local d m
+	for d in /media /mnt /srv ""; do [ -d "$d" ] && break; done
+	[ -n "$d" ] || ovl_die "no /media, /mnt or /srv to mount the layers on"
 	# The layers live on a tmpfs mounted, in this namespace only, over an existing empty
 	# directory: the host gets no new directory, and the tmpfs dies with the namespace.
 	mount -t tmpfs -o mode=0755 ab-ovl "$d" || ovl_die "tmpfs on $d"
