@@ -207,6 +207,24 @@ clone_keeps(struct ab_sess *s, int fds[KEEP_N])
 	return 0;
 }
 
+/* mkdir the (single) parent component of REL under DIRFD, 0755. */
+static int
+mkdir_parent(int dirfd, const char *rel)
+{
+	char parent[64];
+	size_t n = (size_t)(strchr(rel, '/') - rel);
+
+	if (n >= sizeof(parent)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(parent, rel, n);
+	parent[n] = '\0';
+	if (mkdirat(dirfd, parent, 0755) == -1 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
 /* Attach the clones that go under DIRFD (the new /dev or /run) onto fresh stand-ins. */
 static int
 attach_keeps(struct ab_sess *s, int fds[KEEP_N], int dirfd, int in_run)
@@ -216,6 +234,10 @@ attach_keeps(struct ab_sess *s, int fds[KEEP_N], int dirfd, int in_run)
 	for (i = 0; i < KEEP_N; i++) {
 		if (fds[i] == -1 || keep[i].in_run != in_run)
 			continue;
+		/* "systemd/resolve": its parent first (fresh tmpfs, nobody else in it). */
+		if (strchr(keep[i].dst, '/') != NULL && mkdir_parent(dirfd, keep[i].dst) == -1)
+			return ab_sess_fail(s, -errno, "mkdir for %s: %s", keep[i].src,
+			    strerror(errno));
 		if (keep[i].is_dir) {
 			if (mkdirat(dirfd, keep[i].dst, 0755) == -1)
 				return ab_sess_fail(s, -errno, "mkdir for %s: %s", keep[i].src,

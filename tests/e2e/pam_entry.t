@@ -57,6 +57,8 @@ echo nprocs=$(ps -e --no-headers | wc -l)
 if [ -e /tmp/abt-pam-marker ]; then echo tmp=shared; else echo tmp=private; fi
 if (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null; then echo net=reach; else echo net=blocked; fi
 if ip -o link show lo 2>/dev/null | grep -q '[<,]UP[,>]'; then echo lo=up; else echo lo=down; fi
+if grep -q 127.0.0.53 /run/systemd/resolve/stub-resolv.conf 2>/dev/null; then echo resolve=kept; else echo resolve=gone; fi
+if ls /run | grep -qv '^\(agentbox\|lock\|shm\|user\|utmp\|systemd\)$'; then echo run=host; else echo run=fresh; fi
 echo uid=$(id -u)
 # Sleepers that try to outlive the session.
 setsid sleep 300 </dev/null >/dev/null 2>&1 &
@@ -66,6 +68,11 @@ echo done=1
 EOF
 chmod 0755 "$PROBE_DIR/probe"
 touch /tmp/abt-pam-marker; defer "rm -f /tmp/abt-pam-marker"
+# A systemd-resolved host keeps resolv.conf under /run: the session keeps that, read-only
+# (a tmpfs of this world over /run/systemd, so the host's is untouched).
+install -d /run/systemd && mount -t tmpfs -o mode=0755 abt-pam-systemd /run/systemd &&
+    install -d /run/systemd/resolve && echo "nameserver 127.0.0.53" > /run/systemd/resolve/stub-resolv.conf ||
+    e2e_die "fake /run/systemd/resolve"
 HOSTPID=$$
 
 # expect_box NAME OUTPUT [PROJECT]: the probe's verdicts for an abt_pam1 session.
@@ -80,6 +87,8 @@ expect_box() {
 	like "$out" "tmp=private" "$name: /tmp private"
 	like "$out" "net=blocked" "$name: network none: 127.0.0.1:$PORT unreachable"
 	like "$out" "lo=down" "$name: network none: lo down"
+	like "$out" "run=fresh" "$name: /run is the session's own (host sockets and pid files gone)"
+	like "$out" "resolve=kept" "$name: /run/systemd/resolve kept (resolv.conf)"
 }
 
 # Nothing of USER left: every process gone (logout is asynchronous: allow 3 s).
