@@ -42,7 +42,8 @@ unlike "$out" "ALLOWED" "session: no forbidden attempt succeeded"
 for what in ".env read by its name" ".env read through /proc/self/root" "certs/server.pem read" \
 	    "the agent's own ssh key" "the developer's ssh key" "TCP connect to port $PORT" \
 	    "ptrace" "write to .git/hooks/pre-commit"; do
-	like "$out" "recorded: $what" "review: $what is a recorded denial"
+	line=$(printf '%s\n' "$out" | grep -F -- "recorded: $what" | head -n 1)
+	like "$line" "stopped by " "review: $what is a recorded denial, with the rule that stopped it"
 done
 unlike "$out" "NOT FOUND in the review" "review: no attempt is missing from the record"
 like "$out" "completeness" "review: the completeness line is printed"
