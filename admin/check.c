@@ -40,18 +40,27 @@ usage(FILE *f)
 	    "  FILE         check this one file instead of the installed policy\n");
 }
 
-/* Print S with anything unprintable escaped: policy text must not drive the terminal. */
+/*
+ * Print S to F with control bytes escaped: neither the policy nor a message quoting what
+ * a path resolves to (a symlink the agent may own) may drive the admin's terminal.
+ */
 static void
-put_value(const char *s)
+fput_safe(const char *s, FILE *f)
 {
 	const unsigned char *p;
 
 	for (p = (const unsigned char *)s; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
-			printf("\\x%02x", *p);
+			fprintf(f, "\\x%02x", *p);
 		else
-			putchar(*p);
+			fputc(*p, f);
 	}
+}
+
+static void
+put_value(const char *s)
+{
+	fput_safe(s, stdout);
 }
 
 static void
@@ -118,7 +127,7 @@ print_diag(const struct ab_diag *d)
 	size_t i;
 
 	for (i = 0; i < d->n; i++) {
-		fputs(d->msg[i], stderr);
+		fput_safe(d->msg[i], stderr);
 		fputc('\n', stderr);
 	}
 }

@@ -104,6 +104,18 @@ else
 	ok "ownership case # SKIP needs root"
 fi
 
+# A project through a symlink the agent could own, pointing at a name with an escape
+# sequence: refused, and the message cannot drive the admin's terminal.
+esc=$(printf '\033')
+mkdir -p "$T/d${esc}[31m"
+ln -s "$T/d${esc}[31m" "$T/esclink"
+printf '[user:agent]\nproject = %s\n' "$T/esclink" > "$T/esc.conf"
+run "$T/esc.conf"
+is "$rc" 1 "project through a symlink: exit 1"
+like "$err" "through a symlink" "  and says so"
+like "$err" 'd\\x1b\[31m' "  the escape byte is shown as \\x1b"
+case "$err" in *"$esc"*) not_ok "  a raw ESC reached stderr" ;; *) ok "  no raw ESC on stderr" ;; esac
+
 # 5. Usage errors: exit 2.
 run --bogus
 is "$rc" 2 "unknown option: exit 2"
