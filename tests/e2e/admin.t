@@ -186,12 +186,14 @@ su -s /bin/sh "$U" -c 'sleep 4' </dev/null >/dev/null 2>&1 &
 supid=$!
 found=""
 for _ in $(seq 30); do
-	found=$($AB sessions --json 2>/dev/null | grep "\"user\":\"$U\"")
+	# By uid: worlds of other tests may have users of the same name.
+	found=$($AB sessions --json 2>/dev/null | grep "\"uid\":$uid,")
 	[ -n "$found" ] && break
 	sleep 0.1
 done
 like "$found" "\"service\":\"su\"" "sessions --json lists the su session of $U"
-like "$found" "\"uid\":$uid" "with the agent's uid"
+like "$found" "\"user\":\"$U\"" "with the agent's name"
+like "$found" "\"plan\":true" "read from the session's plan"
 like "$($AB sessions 2>/dev/null)" "$U" "sessions (table) lists it too"
 wait "$supid"
 

@@ -72,6 +72,33 @@ _e2e_private_run() {
 	mount --rbind "$r" /run
 }
 
+# A test killed with SIGKILL runs no defer, and its audit rules would stay in the kernel
+# for good.  Every world registers its uid window on the host (/run/lock is the host's,
+# see _e2e_private_run) with its pid and start time; a later world removes the rules of
+# windows whose owner is gone (and the empty scratch directory it left in /tmp).
+E2E_REGISTRY=/run/lock/agentbox-e2e
+
+_e2e_start_time() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null; }
+
+_e2e_sweep_stale() {
+	local f base pid start dir uid
+	mkdir -p -m 0700 "$E2E_REGISTRY" 2>/dev/null || return 0
+	for f in "$E2E_REGISTRY"/*; do
+		[ -f "$f" ] || continue
+		base=${f##*/}
+		read -r pid start dir < "$f" || true
+		[ -n "$pid" ] && [ "$(_e2e_start_time "$pid")" = "$start" ] && continue
+		for uid in $(auditctl -l 2>/dev/null | grep -oE -- '-F uid=[0-9]+' | cut -d= -f2 | sort -u); do
+			if [ "$uid" -ge "$base" ] && [ "$uid" -lt $((base + 100)) ]; then
+				e2e_audit_rules_remove "$uid"
+			fi
+		done
+		# Its scratch mount point, now an empty directory on the host's /tmp.
+		case "$dir" in /tmp/ab-e2e.*) rmdir "$dir" 2>/dev/null ;; esac
+		rm -f "$f"
+	done
+}
+
 # useradd inside every world would pick the same next free uid from its copy of
 # /etc/passwd, and audit rules are per uid and kernel-global: two tests running at once
 # would share rules.  Give this world its own window of 100 uids/gids, chosen from its
@@ -79,7 +106,9 @@ _e2e_private_run() {
 _e2e_uid_window() {
 	local base tries=0
 	base=$(( 200000 + ($$ % 7000) * 100 ))
-	while auditctl -l 2>/dev/null | grep -Eq "uid=$((base / 100))[0-9]{2}( |$)" ||
+	_e2e_sweep_stale
+	while [ -e "$E2E_REGISTRY/$base" ] ||
+	      auditctl -l 2>/dev/null | grep -Eq "uid=$((base / 100))[0-9]{2}( |$)" ||
 	      awk -F: -v b="$base" '$3 >= b && $3 < b + 100 { f = 1 } END { exit !f }' /etc/passwd; do
 		base=$(( base + 100 )); tries=$((tries + 1))
 		[ $tries -lt 100 ] || return 1
@@ -90,6 +119,8 @@ _e2e_uid_window() {
 	    "SYS_UID_MIN $base" "SYS_UID_MAX $((base + 49))" \
 	    "SYS_GID_MIN $base" "SYS_GID_MAX $((base + 49))" >> /etc/login.defs
 	E2E_UID_BASE=$base
+	echo "$$ $(_e2e_start_time $$) $E2E_DIR" > "$E2E_REGISTRY/$base" || return 1
+	defer "rm -f '$E2E_REGISTRY/$base'"
 }
 
 # Re-exec the calling script inside its own mount namespace (once: AB_E2E_WORLD holds the
