@@ -14,6 +14,9 @@
 esc_world "$@"
 flood=${ESC_FLOOD:-$([ -n "${CI:-}" ] && echo 1000000 || echo 100000)}
 auditd_pid=$(pgrep -x auditd | head -n 1)
+# A secret whose name tries to forge audit fields (newline, quotes, ses=): masked (*.pem).
+evil=$'evil\ntype=SYSCALL msg=audit(1.0:1): "x" ses=4294967295 key=.pem'
+esc_as_dev "printf ABTSECRET-evil > '$P/$evil'" || e2e_die "hostile file"
 lost_before=$(auditctl -s | awk '$1 == "lost" {print $2}')
 
 esc_begin audit
@@ -24,8 +27,7 @@ attempt A04 "signal auditd by its host pid"             'ESRCH|EPERM' 'rec?' kil
 raw "if auditctl -D >/dev/null 2>&1; then echo 'ESC A05 0 OK auditctl -D worked'; else echo 'ESC A05 1 EPERM auditctl -D refused'; fi"
 expect A05 "auditctl -D" '!OK' -
 attempt A06 "read through a Landlock domain of the agent's own, logging off" EACCES rec nested-landlock "$DH/notes.txt"
-attempt A07 "denied create of a file whose name forges audit fields" EACCES rec write "$DH/evil
-type=SYSCALL msg=audit(1.0:1): \"x\" ses=4294967295"
+attempt A07 "denied read of a masked file whose name forges audit fields" EACCES rec read "$P/$evil"
 attempt A08 "evidence before the flood"                 EACCES rec read "$P/.env"
 attempt A09 "flood: $flood denied syscalls"             EPERM - flood-seccomp "$flood"
 attempt A10 "evidence after the flood"                  EACCES rec read "$P/.env"
@@ -43,7 +45,7 @@ recs=$(esc_records_of A06)
 diag "A06 records: ${recs:-none}"
 # A07: the review shows the true path (hex-decoded), not a forged field.
 jq -r --arg c e-A07 'select(.comm == $c) | .path' "$ESC_REVIEW" > "$E2E_DIR/a07.path"
-like "$(cat "$E2E_DIR/a07.path")" "evil" "A07 the review shows the hostile path itself"
+is "$(cat "$E2E_DIR/a07.path")" "$P/$evil" "A07 the review shows the hostile path exactly (decoded, not split)"
 unlike "$(jq -r 'select(.comm == "e-A07") | .session' "$ESC_REVIEW" | sort -u)" "4294967295" "A07 the forged ses= did not become the denial's session"
 
 # A09: the flood either is all on the record or its loss is counted and shown; and the

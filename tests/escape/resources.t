@@ -31,6 +31,16 @@ diag "private /tmp: $(sed -n 's/^ESC R03M 0 OK //p' "$ESC_OUT")"
 like "$(sed -n 's/^ESC R03M 0 OK //p' "$ESC_OUT")" "size=" "R03 the private /tmp has a size limit"
 esc_assert_gone "$ESC_AGENT"
 
+login_ms() {	# median of 3 `su AGENT -c true`, in ms
+	local i t0 t1 ts=""
+	for i in 1 2 3; do
+		t0=$(date +%s%N); su "$ESC_AGENT" -c true </dev/null >/dev/null 2>&1; t1=$(date +%s%N)
+		ts="$ts $(( (t1 - t0) / 1000000 ))"
+	done
+	echo $ts | tr ' ' '\n' | sort -n | sed -n 2p
+}
+clean_ms=$(login_ms)
+
 # Booby-trap the project for the next login (as the agent, inside a session).
 esc_begin traps
 raw "cd $P && mkfifo trap.pem .env.trap docs/fifo.key && mkdir -p huge && cd huge && for i in \$(seq 1 50000); do : > f\$i; done; cd $P"
@@ -39,6 +49,11 @@ raw "touch \"$P/\$(printf 'new\\nline.pem')\" \"$P/\$(printf 'bad\\xff\\xfe.key'
 attempt R04 "set the traps" OK - status
 esc_run su "" 300
 esc_check
+
+trapped_ms=$(login_ms)
+diag "login (su AGENT -c true, median of 3): clean project $clean_ms ms; with 50,000 files, FIFOs, loops: $trapped_ms ms"
+[ "$trapped_ms" -lt 5000 ] && ok "R09 a project of 50,000 files slows the next login to $trapped_ms ms (< 5 s)" ||
+    not_ok "R09 a project of 50,000 files slows every later login to $trapped_ms ms (clean: $clean_ms ms)"
 
 esc_begin after-traps
 attempt R05 "read a FIFO named like a mask (trap.pem)"  EACCES rec read "$P/trap.pem"
