@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/e2e/demo-overlay.sh — a throw-away copy of the whole host for tests that install
 # system-wide (tools/demo, the Debian package), sourced after tests/lib.sh.
 #
@@ -65,6 +66,7 @@ ovl_enter() {
 		grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
 		    skip_all "no overlayfs in this kernel"
 		export AB_OVL_WORLD=$$
+		# shellcheck disable=SC2093  # exec on purpose: the script re-runs inside
 		exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
 		ovl_die "exec unshare failed"
 	fi
