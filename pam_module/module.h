@@ -75,8 +75,10 @@ int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
 int	ab_planfile_write(struct ab_sess *s);
 
 /* record.c: audit records (docs/audit-records.md).  ab_record_open returns an fd or
- * -errno and sets *enabled when the kernel records what we send. */
-int	ab_record_open(int *enabled);
+ * -errno and asks whether audit is on; ab_record_enabled reads the answer: 1 on, 0 off,
+ * -1 unknown. */
+int	ab_record_open(void);
+int	ab_record_enabled(int fd);
 int	ab_record_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
 int	ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,

@@ -114,11 +114,11 @@ item_str(pam_handle_t *pamh, int type)
 static int
 refuse_session(pam_handle_t *pamh, const char *user, const char *why, int audit_fd)
 {
-	int fd = audit_fd, enabled;
+	int fd = audit_fd;
 
 	pam_syslog(pamh, LOG_ERR, "refusing session of %s: %s", user, why);
 	if (fd < 0)
-		fd = ab_record_open(&enabled);
+		fd = ab_record_open();
 	if (fd >= 0 && ab_record_refused(fd, user, item_str(pamh, PAM_SERVICE), why) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the refusal audit record");
 	if (fd >= 0 && fd != audit_fd)
@@ -237,6 +237,12 @@ confine(struct ab_sess *s, const char *cwd, int audit_fd)
 	if ((r = ab_planfile_write(s)) != 0 || (r = ab_world_seal(s)) != 0)
 		goto kill;
 	s->step_us[6] = elapsed_us(&t0);
+	/* The answer to the question ab_record_open asked before we started. */
+	if (audit_fd >= 0 && ab_record_enabled(audit_fd) == 0 &&
+	    s->pol->audit == AB_AUDIT_REQUIRED) {
+		r = ab_sess_fail(s, -EPERM, "audit is required and disabled in the kernel");
+		goto kill;
+	}
 	if (audit_fd >= 0 && ab_record_start(audit_fd, s, item_str(s->pamh, PAM_SERVICE),
 	    item_str(s->pamh, PAM_TTY), item_str(s->pamh, PAM_RHOST)) != 0 &&
 	    s->pol->audit == AB_AUDIT_REQUIRED) {
@@ -285,7 +291,7 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	char cwd[PATH_MAX];
 	struct timespec t0;
 	struct ab_sess s;
-	int audit_fd, enabled, r;
+	int audit_fd, r;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&s, 0, sizeof(s));
@@ -303,13 +309,9 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	s.gid = pw->pw_gid;
 	s.home = pw->pw_dir;
 	/* Opened in the host's network namespace, before we may leave it. */
-	audit_fd = ab_record_open(&enabled);
-	if ((audit_fd < 0 || !enabled) && pol->audit == AB_AUDIT_REQUIRED) {
-		if (audit_fd >= 0)
-			audit_close(audit_fd);
-		return refuse_session(pamh, user, audit_fd < 0 ? "audit is required and "
-		    "unavailable" : "audit is required and disabled in the kernel", -1);
-	}
+	audit_fd = ab_record_open();
+	if (audit_fd < 0 && pol->audit == AB_AUDIT_REQUIRED)
+		return refuse_session(pamh, user, "audit is required and unavailable", -1);
 	/* The host's /proc: ours (mounted by pid 1) would not show this process. */
 	if ((s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		r = ab_sess_fail(&s, -errno, "open /proc: %s", strerror(errno));

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,19 @@ static const char *const net_name[] = {
 };
 
 /*
- * Open the audit socket now, in the host's network namespace, and say whether the
- * kernel will record what we send: with audit disabled it drops user messages
- * silently.  Only the initial pid namespace may ask (AUDIT_GET is EPERM elsewhere,
- * e.g. sshd in a container); there we cannot know, and rely on the send succeeding.
+ * Open the audit socket now, in the host's network namespace, and ask the kernel
+ * whether audit is on: with audit disabled it drops user messages silently, so a
+ * required audit trail needs to know.  The kernel answers AUDIT_GET from a kernel thread
+ * it creates per request (audit_send_reply): the send pays the thread's creation, and
+ * the answer arrives once that thread is scheduled.  We read it in ab_record_enabled,
+ * after the world is built, so that wait overlaps our work instead of adding to it.
+ * Returns the fd or -errno.
  */
 int
-ab_record_open(int *enabled)
+ab_record_open(void)
 {
 	int fd = audit_open();
 
-	*enabled = 0;
 	if (fd < 0)
 		return -errno;
 	/* libaudit sets it; made sure of here, as su/sshd fork and exec while we hold it. */
@@ -40,8 +43,37 @@ ab_record_open(int *enabled)
 		audit_close(fd);
 		return -errno;
 	}
-	*enabled = audit_is_enabled(fd) != 0;	/* 1 on, 2 locked on, -1 cannot ask */
+	(void)audit_request_status(fd);	/* an error shows up as "unknown" below */
 	return fd;
+}
+
+/*
+ * The answer to ab_record_open's question: 1 audit on, 0 off, -1 unknown (only the
+ * initial pid namespace may ask, e.g. not sshd in a container, or no answer within
+ * a second): then we rely on the send succeeding.
+ */
+#define STATUS_WAIT_MS 1000
+
+int
+ab_record_enabled(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct audit_reply rep;
+	int i, rc;
+
+	for (i = 0; i < STATUS_WAIT_MS / 10; i++) {
+		rc = audit_get_reply(fd, &rep, GET_REPLY_NONBLOCKING, 0);
+		if (rc > 0) {
+			if (rep.type == AUDIT_GET)
+				return rep.status->enabled != 0;
+			if (rep.type == NLMSG_ERROR && rep.error->error != 0)
+				return -1;	/* EPERM outside the initial pid namespace */
+			continue;		/* the ack, or someone else's message */
+		}
+		if (poll(&pfd, 1, 10) == -1 && errno != EINTR)
+			return -1;
+	}
+	return -1;
 }
 
 /* "name=value" encoded, or NULL on allocation failure. */
