@@ -31,13 +31,16 @@ attempt A07 "denied read of a masked file whose name forges audit fields" EACCES
 attempt A08 "evidence before the flood"                 EACCES rec read "$P/.env"
 attempt A09 "flood: $flood denied syscalls"             EPERM - flood-seccomp "$flood"
 attempt A10 "evidence after the flood"                  EACCES rec read "$P/.env"
+# The flood runs at the pace auditd drains the kernel backlog (about 800 denials/s on the
+# 2-core test machine, where the agent waits in audit_log_start): bound it accordingly.
+limit=$((300 + flood / 400))
 t0=$(date +%s)
-esc_run sudo "" 900
+esc_run sudo "" "$limit"
 t1=$(date +%s)
 esc_check
 esc_assert_confined
 diag "flood of $flood denials: session took $((t1 - t0)) s; $(esc_result A09)"
-[ $((t1 - t0)) -lt 900 ] && ok "A09 the flood is bounded in time ($((t1 - t0)) s)" || not_ok "A09 the flood ran into the timeout"
+[ $((t1 - t0)) -lt "$limit" ] && ok "A09 the flood is bounded in time ($((t1 - t0)) s, limit $limit s)" || not_ok "A09 the flood ran into the $limit s timeout"
 is "$(pgrep -x auditd | head -n 1)" "$auditd_pid" "A04 auditd still runs, same pid"
 is "$(auditctl -s | awk '$1 == "enabled" {print $2}')" 1 "A01 auditing still enabled"
 # A06: no Landlock record (the agent silenced its own domain) but the backstop holds.
