@@ -421,8 +421,12 @@ walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode)
 	return r;
 }
 
-/* Open a tree root: an admin-written absolute path, but symlinks in it are refused, as
- * the agent may own a directory on the way (a project under its home). */
+/*
+ * Open a tree root: an admin-written absolute path, but symlinks in it are refused, as
+ * the agent may own a directory on the way (a project under its home).  A home that
+ * does not exist has nothing to mask (su logs in with HOME=/): -ENOENT, not a failure;
+ * only root can create it under /home.
+ */
 static int
 open_root(struct ab_sess *s, const char *path)
 {
@@ -432,6 +436,8 @@ open_root(struct ab_sess *s, const char *path)
 	};
 	int fd = ab_openat2(AT_FDCWD, path, &how);
 
+	if (fd == -1 && errno == ENOENT && path == s->home)
+		return -ENOENT;
 	if (fd == -1)	/* < 0 either way: callers test fd < 0 and return it */
 		return ab_sess_fail(s, -errno, "%s %s: %s",
 		    path == s->home ? "home" : "project", path, strerror(errno));
@@ -448,7 +454,9 @@ walk_roots(struct walk *w, enum walk_mode mode)
 	for (i = 0; i <= proj->n; i++) {
 		w->root = i == 0 ? w->s->home : proj->v[i - 1];
 		w->rel[0] = '\0';
-		if ((fd = open_root(w->s, w->root)) < 0)
+		if ((fd = open_root(w->s, w->root)) == -ENOENT && i == 0)
+			continue;	/* no home */
+		if (fd < 0)
 			return fd;
 		if ((r = walk_dir(w, fd, 0, 0, mode)) != 0)
 			return r;

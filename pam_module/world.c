@@ -126,8 +126,12 @@ clone_hidden(struct ab_sess *s, struct hidden *h, size_t n)
 				break;
 		if (j < n)
 			continue;
-		if ((fd = ab_openat2(AT_FDCWD, h[i].path, &how)) == -1)
-			return ab_sess_fail(s, -errno, "project %s: %s", h[i].path, strerror(errno));
+		if ((fd = ab_openat2(AT_FDCWD, h[i].path, &how)) == -1 && errno == ENOENT &&
+		    i == 0)
+			continue;	/* no home: nothing to keep (mask.c skips it too) */
+		if (fd == -1)
+			return ab_sess_fail(s, -errno, "%s %s: %s", i == 0 ? "home" : "project",
+			    h[i].path, strerror(errno));
 		h[i].fd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
 		    AT_RECURSIVE);
 		close(fd);

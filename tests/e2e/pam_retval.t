@@ -84,6 +84,19 @@ chmod 0666 "$PAM_ROOT/etc/agentbox/agentbox.conf"
 is "$("$TRY" "$CONF" alone abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable policy: PAM_SYSTEM_ERR"
 chmod 0644 "$PAM_ROOT/etc/agentbox/agentbox.conf"
 
+# A home that does not exist has nothing to mask: su logs in with HOME=/, so do we.
+install -d -o abt_pam1 -g abt_pam1 /home/abt-proj
+pam_policy <<EOF
+[user:abt_pam1]
+project = /home/abt-proj
+mask = .env
+EOF
+mv /home/abt_pam1 /home/abt_pam1.away
+is "$("$TRY" "$CONF" alone abt_pam1)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+    "enrolled user whose home does not exist: confined"
+mv /home/abt_pam1.away /home/abt_pam1
+good_policy
+
 # The enrolled path and the refusal path under ASan/UBSan.
 if [ -x "$TRY_SAN" ] && [ -f "$SAN_SO" ]; then
 	out=$(AB_TRY_CMD="$INSIDE" ASAN_OPTIONS=detect_leaks=1 "$TRY_SAN" "$CONF" san abt_pam1 2>&1)
