@@ -1,8 +1,10 @@
 /*
  * libFuzzer: pattern and path -> ab_pattern_valid / ab_pattern_match, checked against a
- * slow, obviously-correct recursive matcher (backtracking, so only on small inputs and
- * without '[...]' classes).  Input: 1 flag byte (bit 0: is_dir), pattern, NUL, path.
+ * slow, obviously-correct recursive matcher (backtracking, so only on small inputs), with
+ * its own '[...]' parser and <ctype.h> in the C locale for "[:class:]".
+ * Input: 1 flag byte (bit 0: is_dir), pattern, NUL, path.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,56 @@
 #include "policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The class at P[i] == '[' (valid: ab_pattern_valid said so): its length; *hit for C. */
+static size_t
+ref_class(const char *p, size_t pl, size_t i, int c, int *hit)
+{
+	static const struct { const char *name; int (*fn)(int); } cls[] = {
+		{ "alnum", isalnum }, { "alpha", isalpha }, { "blank", isblank },
+		{ "cntrl", iscntrl }, { "digit", isdigit }, { "graph", isgraph },
+		{ "lower", islower }, { "print", isprint }, { "punct", ispunct },
+		{ "space", isspace }, { "upper", isupper }, { "xdigit", isxdigit },
+	};
+	size_t j = i + 1, k;
+	int neg = 0, in = 0;
+
+	if (p[j] == '!' || p[j] == '^') {
+		neg = 1;
+		j++;
+	}
+	for (k = j; ; ) {
+		int lo, hi;
+
+		if (p[k] == ']' && k != j)
+			break;
+		if (p[k] == '[' && p[k + 1] == ':') {
+			const char *end = strstr(p + k + 2, ":]");
+			size_t m;
+
+			for (m = 0; m < sizeof(cls) / sizeof(cls[0]); m++)
+				if (strlen(cls[m].name) == (size_t)(end - p - k - 2) &&
+				    strncmp(cls[m].name, p + k + 2, (size_t)(end - p - k - 2)) == 0 &&
+				    c < 0x80 && cls[m].fn(c))
+					in = 1;
+			k = (size_t)(end - p) + 2;
+			continue;
+		}
+		if (p[k] == '\\')
+			k++;
+		lo = hi = (unsigned char)p[k++];
+		if (p[k] == '-' && p[k + 1] != ']' && k + 1 < pl) {
+			k++;
+			if (p[k] == '\\')
+				k++;
+			hi = (unsigned char)p[k++];
+		}
+		if (c >= lo && c <= hi)
+			in = 1;
+	}
+	*hit = in != neg;
+	return k + 1 - i;
+}
 
 /* Does P[i..pl) match all of S[j..sl)?  gitignore rules, by brute force. */
 static int
@@ -45,6 +97,12 @@ ref(const char *p, size_t pl, size_t i, const char *s, size_t sl, size_t j)
 		return 0;
 	if (p[i] == '?')
 		return s[j] != '/' && ref(p, pl, i + 1, s, sl, j + 1);
+	if (p[i] == '[') {
+		int hit;
+
+		n = ref_class(p, pl, i, (unsigned char)s[j], &hit);
+		return s[j] != '/' && hit && ref(p, pl, i + n, s, sl, j + 1);
+	}
 	if (p[i] == '\\')
 		i++;
 	return s[j] == p[i] && ref(p, pl, i + 1, s, sl, j + 1);
@@ -67,8 +125,12 @@ ref_match(const char *pat, const char *path, int is_dir)
 		pl--;
 	}
 	for (k = 0; k < pl; k++) {
+		int hit;
+
 		if (p[k] == '\\')
 			k++;
+		else if (p[k] == '[')
+			k += ref_class(p, pl, k, 0, &hit) - 1;
 		else if (p[k] == '/')
 			anchored = 1;
 	}
@@ -116,7 +178,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* an invalid pattern must never match */
 	for (i = 0; pat[i]; i++)
 		stars += pat[i] == '*';
-	if (valid && strchr(pat, '[') == NULL && strlen(pat) <= 24 && strlen(path) <= 32 &&
+	if (valid && strlen(pat) <= 24 && strlen(path) <= 32 &&
 	    stars <= 6 && m != ref_match(pat, path, is_dir))
 		abort();
 	free(copy);
