@@ -24,6 +24,7 @@ struct ab_sess {
 	gid_t			 gid;
 	const char		*home;
 	const char		*init_path;	/* agentbox-init, compiled in (init= in tests) */
+	int			 init_fd;	/* O_PATH, opened before the world hides the path */
 	int			 debug;
 
 	int			 procfd;	/* the host's /proc, opened before ours hides it */
@@ -66,6 +67,9 @@ int	ab_entry_check(const char *service, int argc, char *const argv[], const char
 	    int shell_listed, const char **why);
 int	ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell);
 
+/* reaper.c: open agentbox-init (root-owned, not writable by others) into s->init_fd,
+ * before the world is built: a path under /tmp (tests) would be gone after. */
+int	ab_reaper_open(struct ab_sess *s);
 /* reaper.c: fork the session's pid 1 (agentbox-init) and wait until it runs. */
 int	ab_reaper_start(struct ab_sess *s);
 /* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */

@@ -300,7 +300,7 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	s.user = user;
 	s.init_path = a->init;
 	s.debug = a->debug;
-	s.procfd = s.runfd = s.mask_file = s.mask_dir = s.init_pidfd = -1;
+	s.procfd = s.runfd = s.mask_file = s.mask_dir = s.init_pidfd = s.init_fd = -1;
 	if (pw == NULL)
 		return refuse_session(pamh, user, "enrolled but not in the passwd database", -1);
 	if (pw->pw_uid == 0)
@@ -315,6 +315,8 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	/* The host's /proc: ours (mounted by pid 1) would not show this process. */
 	if ((s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		r = ab_sess_fail(&s, -errno, "open /proc: %s", strerror(errno));
+	else if ((r = ab_reaper_open(&s)) != 0)
+		;
 	else {
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
 			strcpy(cwd, "/");
@@ -332,6 +334,8 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 		close(s.mask_file);
 	if (s.mask_dir != -1)
 		close(s.mask_dir);
+	if (s.init_fd != -1)
+		close(s.init_fd);
 	if (r != 0) {
 		if (s.init_pidfd != -1)
 			close(s.init_pidfd);

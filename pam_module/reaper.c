@@ -29,6 +29,7 @@
 #include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,7 +49,7 @@ static const char *const step_name[STEP_N] = {
 
 /* Shared with the child (CLONE_VM): its input, and where it says what failed. */
 struct spawn {
-	const char	*init_path;
+	int		 init_fd;
 	int		 parent_pidfd;
 	volatile int	 step;
 	volatile int	 err;
@@ -81,17 +82,39 @@ reaper_child(void *arg)
 	 * the parent's pidfd becomes readable once it has exited (killed mid-vfork). */
 	if (poll(&pfd, 1, 0) != 0)
 		child_fail(sp, STEP_PARENT, ESRCH);
-	/* pid 1 holds nothing of the caller's: sockets, ttys, the caller's files. */
-	if (close_range(0, ~0U, 0) == -1)
+	/* pid 1 holds nothing of the caller's: sockets, ttys, the caller's files.  The
+	 * binary's fd (close-on-exec) stays until the exec. */
+	if ((sp->init_fd > 0 && close_range(0, (unsigned)sp->init_fd - 1, 0) == -1) ||
+	    close_range((unsigned)sp->init_fd + 1, ~0U, 0) == -1)
 		child_fail(sp, STEP_CLOSE, errno);
-	execve(sp->init_path, argv, envp);
+	execveat(sp->init_fd, "", argv, envp, AT_EMPTY_PATH);
 	child_fail(sp, STEP_EXEC, errno);
+}
+
+int
+ab_reaper_open(struct ab_sess *s)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(s->init_path, O_PATH | O_CLOEXEC)) == -1)
+		return ab_sess_fail(s, -errno, "session pid 1: open %s: %s", s->init_path,
+		    strerror(errno));
+	/* It runs as root in every session: only root may have written it. */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022) != 0) {
+		close(fd);
+		return ab_sess_fail(s, -EPERM, "session pid 1: %s is not a root-owned file "
+		    "writable by root only", s->init_path);
+	}
+	s->init_fd = fd;
+	return 0;
 }
 
 int
 ab_reaper_start(struct ab_sess *s)
 {
-	struct spawn sp = { .init_path = s->init_path, .step = STEP_NONE };
+	struct spawn sp = { .init_fd = s->init_fd, .step = STEP_NONE };
 	sigset_t all, old;
 	int pidfd = -1, r = 0;
 	void *stack;

@@ -104,7 +104,7 @@ fi
 
 # 5. The session's pid 1 cannot start.
 sed -i "s|init=$PAM_INIT|init=/nonexistent/agentbox-init|" /etc/pam.d/su
-refused "agentbox-init missing" "session pid 1: exec /nonexistent/agentbox-init"
+refused "agentbox-init missing" "session pid 1: .*/nonexistent/agentbox-init"
 sed -i "s|init=/nonexistent/agentbox-init|init=$PAM_INIT|" /etc/pam.d/su
 
 # 6. A user set up for the box (login shell agentbox-shell) but without a section.

@@ -84,6 +84,15 @@ chmod 0666 "$PAM_ROOT/etc/agentbox/agentbox.conf"
 is "$("$TRY" "$CONF" alone abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable policy: PAM_SYSTEM_ERR"
 chmod 0644 "$PAM_ROOT/etc/agentbox/agentbox.conf"
 
+# agentbox-init is opened before the world is built: a path under /tmp (which the
+# session replaces) still works; one that others could have written is refused.
+install -m 0755 "$PAM_INIT" "$E2E_DIR/agentbox-init"
+echo "session required $PAM_SO root=$PAM_ROOT init=$E2E_DIR/agentbox-init" > "$CONF/tmpinit"
+is "$("$TRY" "$CONF" tmpinit abt_pam1)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+    "agentbox-init under /tmp: opened before /tmp is replaced"
+chmod 0777 "$E2E_DIR/agentbox-init"
+is "$("$TRY" "$CONF" tmpinit abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable agentbox-init: PAM_SYSTEM_ERR"
+
 # A home that does not exist has nothing to mask: su logs in with HOME=/, so do we.
 install -d -o abt_pam1 -g abt_pam1 /home/abt-proj
 pam_policy <<EOF
