@@ -763,8 +763,10 @@ set_network(struct ab_policy *p, const char *v)
 	if ((p->ports = calloc(n, sizeof(*p->ports))) == NULL)
 		return -ENOMEM;
 	for (c = v + 4, i = 0; i < n; i++) {
-		p->ports[i] = (uint16_t)strtoul(c, (char **)&c, 10);
-		c += *c == ',';
+		char *end;
+
+		p->ports[i] = (uint16_t)strtoul(c, &end, 10);	/* checked by valid_tcp() */
+		c = end + (*end == ',');
 	}
 	qsort(p->ports, n, sizeof(*p->ports), port_cmp);
 	for (i = j = 0; i < n; i++)
