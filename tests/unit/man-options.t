@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every option and subcommand a program accepts is documented in its man page, and every
-# option a page documents is one the program accepts (issue 6 item 3).
+# option a page documents is one the program accepts (issue 6 item 3); options the
+# README shows on agentbox and agentbox-audit command lines exist too.
 #
 # What a program accepts is read from two places, so neither can drift alone:
 #   - its source: getopt_long tables ({"name", ..._argument}), getopt optstrings, and
@@ -72,6 +73,7 @@ echo "$PROGRAMS" | while IFS='|' read -r name page dir bin has_help; do
 			accepted=$(printf '%s\n%s\n' "$accepted" "$(printf '%s\n' "$help" | help_options)" | sort -u)
 		fi
 	fi
+	printf '%s\n' "$accepted" > "${TMPDIR:-/tmp}/man-options.$$.$name"
 	for opt in $accepted; do
 		if documents "$TOP/$page" "$opt"; then
 			echo "ok - $name: $opt is in ${page##*/}"
@@ -94,6 +96,34 @@ while IFS= read -r line; do
 	esac
 done < "${TMPDIR:-/tmp}/man-options.$$"
 rm -f "${TMPDIR:-/tmp}/man-options.$$"
+
+# The README, too, may only show options the programs accept: every "--option" on a
+# line that runs agentbox or agentbox-audit.
+for name in agentbox agentbox-audit; do
+	acc="${TMPDIR:-/tmp}/man-options.$$.$name"
+	[ -s "$acc" ] || continue
+	for opt in $(grep -E 'agentbox (enroll|unenroll|check|doctor|sessions)' "$TOP/README.md" |
+	    grep -vE "agentbox-audit" |
+	    grep -oE -- '(^|[^A-Za-z0-9-])--[a-z][a-z0-9-]*' | sed -E 's/^[^-]//' | sort -u); do
+		[ "$name" = agentbox ] || break
+		if grep -qxF -- "$opt" "$acc"; then
+			ok "README: agentbox $opt exists"
+		else
+			not_ok "README shows agentbox $opt, which agentbox does not accept"
+		fi
+	done
+	if [ "$name" = agentbox-audit ]; then
+		for opt in $(grep -E "agentbox-audit" "$TOP/README.md" |
+		    grep -oE -- '(^|[^A-Za-z0-9-])--[a-z][a-z0-9-]*' | sed -E 's/^[^-]//' | sort -u); do
+			if grep -qxF -- "$opt" "$acc"; then
+				ok "README: agentbox-audit $opt exists"
+			else
+				not_ok "README shows agentbox-audit $opt, which agentbox-audit does not accept"
+			fi
+		done
+	fi
+done
+rm -f "${TMPDIR:-/tmp}/man-options.$$".*
 
 # Subcommands: agentbox's come from admin/cmd.h (one cmd_NAME per subcommand).
 if [ -f "$TOP/admin/cmd.h" ]; then
