@@ -168,7 +168,8 @@ fresh_audit_session(struct ab_sess *s)
 	else if (n == -1 && errno == EPERM)
 		s->ses_fresh = 0;
 	else
-		return ab_sess_fail(s, -EIO, "write /proc/self/loginuid: %s", strerror(errno));
+		return ab_sess_fail(s, -EIO, "write /proc/self/loginuid: %s",
+		    n == -1 ? strerror(errno) : "short write");
 	if ((fd = openat(s->procfd, "self/sessionid", O_RDONLY | O_CLOEXEC)) == -1)
 		return ab_sess_fail(s, -errno, "open /proc/self/sessionid: %s", strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -315,9 +316,7 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	/* The host's /proc: ours (mounted by pid 1) would not show this process. */
 	if ((s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		r = ab_sess_fail(&s, -errno, "open /proc: %s", strerror(errno));
-	else if ((r = ab_reaper_open(&s)) != 0)
-		;
-	else {
+	else if ((r = ab_reaper_open(&s)) == 0) {
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
 			strcpy(cwd, "/");
 		r = confine(&s, cwd, audit_fd);
