@@ -25,6 +25,7 @@ fi
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
 e2e_enroll "$U" --project "$PROJ" || e2e_die "enroll $U"
 home=$(getent passwd "$U" | cut -d: -f6)
+uid=$(id -u "$U")
 # npm's default cache is ~/.npm: give the agent its own copy of the tarballs.
 mkdir -p "$home/.npm" && cp -a "$CACHE/." "$home/.npm/" && chown -R "$U:" "$home/.npm" ||
 	e2e_die "copy the npm cache"
@@ -55,5 +56,8 @@ else
 fi
 out=$(as 'timeout 60 node_modules/.bin/codex sandbox -- /bin/cat /srv/agentbox-nothing 2>&1; /usr/bin/unshare -U true 2>&1'); rc=$?
 like "$out" "Operation not permitted" "user namespaces (bubblewrap, Claude Code's sandbox) are denied inside"
-e2e_assert_host_clean "$U"
+# Logout killed every session process; unenroll removes the rules: nothing is left.
+"$E2E_AGENTBOX" unenroll "$U" --remove-user >/dev/null 2>&1
+check $? "unenroll $U"
+e2e_assert_host_clean "$U" "$uid"
 finish

@@ -37,7 +37,7 @@ like "$st" "CapEff:	0000000000000000" "su: no effective capabilities"
 like "$st" "CapPrm:	0000000000000000" "su: no permitted capabilities"
 is "$(as 'pwd')" "$PROJ" "su -c starts in the first project"
 is "$(as 'echo $SHELL')" "/bin/bash" "SHELL is the real shell"
-is "$(as 'readlink /proc/$$/exe')" "/usr/bin/bash" "the login shell is bash, exec'd by agentbox-shell"
+is "$(as 'readlink /proc/$$/exe; true')" "/usr/bin/bash" "the login shell is bash, exec'd by agentbox-shell"
 out=$(su - "$U" -c 'echo $0; pwd')
 like "$out" "-bash" "su - runs a login shell (-bash)"
 is "$(sudo -iu "$U" grep Seccomp: /proc/self/status)" "Seccomp:	2" "sudo -iu: confined"
@@ -112,7 +112,7 @@ results=$(as "$script")
 while read -r want sys op; do
 	got=$(printf '%s\n' "$results" | awk -v op="$op" '{ rc = $NF; $NF = ""; sub(/ $/, ""); if ($0 == op) print rc }')
 	is "$got" "$want" "seccomp: $op -> errno $want"
-	nr=$(ausyscall x86_64 "$sys" 2>/dev/null)
+	nr=$(ausyscall x86_64 "$sys" --exact 2>/dev/null)
 	e2e_audit_find - "type=SECCOMP .*uid=$uid .*syscall=$nr .*code=0x50000" 3 >/dev/null
 	check $? "seccomp: $op has a SECCOMP record (syscall=$nr)"
 done <<< "$rows"
@@ -139,7 +139,7 @@ __attribute__((constructor)) static void mark(void)
 	if (f) { fprintf(f, "uid=%d exe=%s\n", (int)getuid(), exe); fclose(f); }
 }
 C
-gcc -shared -fPIC -o /usr/local/lib/abt-preload.so "$E2E_DIR/preload.c" || e2e_die "build preload"
+mkdir -p /usr/local/lib && gcc -shared -fPIC -o /usr/local/lib/abt-preload.so "$E2E_DIR/preload.c" || e2e_die "build preload"
 LD_PRELOAD=/usr/local/lib/abt-preload.so /bin/true
 grep -q "uid=0 " "$PROJ/.preload-marker"; check $? "the preload library works (control run as root)"
 # World-writable, so the agent could append if the library ever ran as the agent.
@@ -203,5 +203,8 @@ like "$out" "npm-ok 42" "npm install of a local package"
 like "$out" "venv-ok $PROJ/venv" "python3 venv in the project"
 [ -n "$(ls "$PROJ/repo/.git" 2>/dev/null)" ]; check $? "git repository created"
 
-e2e_assert_host_clean "$U"
+# Logout killed every session process; unenroll removes the rules: nothing is left.
+"$E2E_AGENTBOX" unenroll "$U" --remove-user >/dev/null 2>&1
+check $? "unenroll $U"
+e2e_assert_host_clean "$U" "$uid"
 finish
