@@ -2,10 +2,15 @@
 #
 #   . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/lib-e2e.sh"
 #   e2e_enter_private_world "$@"        # first thing: re-execs the script in its own world
-#   e2e_enroll abt_x1 --project /srv/p  # the real `agentbox enroll`, undone by a defer
+#   e2e_enroll abt_x1 --project /home/p # the real `agentbox enroll`, undone by a defer
 #   e2e_sshd_start 2299; e2e_ssh_key abt_x1; e2e_ssh abt_x1 2299 'id -u'
 #   e2e_audit_since; ...provoke a denial...; e2e_audit_find agentbox 'name="/x/.env"'
+#   e2e_assert_host_clean abt_x1
 #   finish
+#
+# Also: e2e_ssh_bg (ssh in the background, E2E_BG_PID), e2e_sftp USER PORT BATCH,
+# e2e_audit_records (raw records since the mark), e2e_audit_rules_remove UID,
+# e2e_wait_uid_gone UID [S], e2e_die MSG (a TAP failure that ends the test).
 #
 # The private world is a mount namespace in which /etc, /home, /usr/local, the PAM module
 # directory, /usr/share/pam-configs, /var/lib/pam, the cron/at spools and the top level
@@ -15,6 +20,9 @@
 # e2e_assert_host_clean proves it), the kernel audit backlog (only ever raised), and
 # auditd, which is the host's (it reloads the host's own auditd.conf on SIGHUP) and
 # keeps writing /var/log/audit on the host, which is what the audit helpers read.
+# Users created in a world get uids from a window of 100 private to that world (audit
+# rules are per uid), registered on the host so a later world sweeps the rules of a
+# world that was killed before its defers ran.
 #
 # Variables after e2e_enter_private_world:
 #   E2E_DIR      private scratch directory (a tmpfs only this world sees; sessions get a
@@ -134,6 +142,7 @@ e2e_enter_private_world() {
 		exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
 		e2e_die "exec unshare failed"
 	fi
+	[ -z "${E2E_DIR:-}" ] || return 0	# already inside, already built
 	E2E_DIR=$(mktemp -d /tmp/ab-e2e.XXXXXX) || e2e_die "mktemp"
 	mount -t tmpfs -o mode=0755 ab-e2e "$E2E_DIR" || e2e_die "tmpfs on $E2E_DIR"
 	# Runs last (defers run in reverse): the host keeps no empty directory of ours.
