@@ -1,27 +1,28 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
-PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c netns.c reaper.c plan.c \
-            record.c)
+PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c prefilter.c netns.c \
+            reaper.c plan.c record.c)
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init
 PAM_PKGS := pam audit
 
 PAM_TEST_LOAD := $(B)/tests/test_pam_load
+PAM_TEST_PREFILTER := $(B)/tests/test_pam_prefilter
 PAM_TRY       := $(B)/tests/pam_try
 PAM_E2E       := tests/e2e/pam_retval.t tests/e2e/pam_failclosed.t tests/e2e/pam_entry.t
 
 # Built once the policy archive exists (policy/build.mk defines POLICY_LIB).
 ifneq ($(POLICY_LIB),)
 ALL            += $(PAM_SO) $(AB_INIT)
-UNIT_TESTS     += $(PAM_TEST_LOAD)
+UNIT_TESTS     += $(PAM_TEST_LOAD) $(PAM_TEST_PREFILTER)
 ROOT_TESTS     += $(wildcard $(PAM_E2E))
 ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT) $(PAM_TRY)
 INSTALL        += install-pam
 UNINSTALL      += uninstall-pam
 endif
 
-$(B)/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h policy/policy.h \
-		$(B)/config.h
+$(B)/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h \
+		pam_module/prefilter.h policy/policy.h $(B)/config.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
 
@@ -91,3 +92,10 @@ $(PAM_SAN_SO): $(PAM_SAN_OBJS) $(POLICY_LIB_SAN) pam_module/pam_agentbox.map
 $(PAM_TRY_SAN): tests/unit/pam_try.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $< -ldl $(shell pkg-config --libs pam)
+
+# The mask walk's prefilter must never reject a name the real matcher accepts.
+$(PAM_TEST_PREFILTER): tests/unit/test_pam_prefilter.c pam_module/prefilter.c \
+		pam_module/prefilter.h tests/tap.h $(POLICY_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -Itests -Ipam_module $(LDFLAGS) -o $@ $< pam_module/prefilter.c \
+	  $(POLICY_LIB_SAN) $(POLICY_LIBS)

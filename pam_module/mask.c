@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 
 #include "compat.h"
 #include "module.h"
+#include "prefilter.h"
 
 #define WALK_MAX_DEPTH		128
 #define WALK_MAX_ENTRIES	1000000	/* per login, all trees and both passes */
@@ -56,8 +58,14 @@ struct link_rec {
 	char	*name;		/* the first one, for the refusal line */
 };
 
+struct pset {
+	struct prefilter *f;
+	size_t		  n;
+};
+
 struct walk {
 	struct ab_sess	*s;
+	struct pset	 mask, protect;
 	const char	*root;
 	size_t		 entries;
 	struct link_rec	*links;
@@ -70,12 +78,29 @@ struct walk {
 static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode);
 
 static int
-matches(const struct ab_strv *pats, const char *rel, int is_dir)
+pset_make(struct walk *w, struct pset *ps, const struct ab_strv *pats)
 {
 	size_t i;
 
+	if (pats->n == 0)
+		return 0;
+	if ((ps->f = calloc(pats->n, sizeof(*ps->f))) == NULL)
+		return ab_sess_fail(w->s, -ENOMEM, "out of memory");
 	for (i = 0; i < pats->n; i++)
-		if (ab_pattern_match(pats->v[i], rel, is_dir))
+		ab_prefilter_make(&ps->f[i], pats->v[i]);
+	ps->n = pats->n;
+	return 0;
+}
+
+/* Does the entry NAME (path REL from the tree root) match a pattern of PS? */
+static int
+matches(const struct pset *ps, const char *rel, const char *name, int is_dir)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ab_prefilter_pass(&ps->f[i], name) &&
+		    ab_pattern_match(ps->f[i].pat, rel, is_dir))
 			return 1;
 	return 0;
 }
@@ -258,10 +283,33 @@ protect_nondir(struct walk *w, int dirfd, const char *name)
 	return r;
 }
 
+/*
+ * Pin a directory that holds a protected entry: bind it onto itself (recursively, so
+ * the masks and protects below come along), so that it cannot be renamed aside and
+ * replaced in the session (rename of a mount point is EBUSY).  Without it, `.git` with
+ * a read-only `.git/hooks` inside could be moved away and rebuilt with the agent's hook.
+ */
+static int
+pin_entry(struct walk *w, int fd)
+{
+	int clone, r = 0;
+
+	clone = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+	    AT_RECURSIVE);
+	if (clone == -1)
+		return ab_sess_fail(w->s, -errno, "open_tree for %s/%s: %s", w->root, w->rel,
+		    strerror(errno));
+	if (move_mount(clone, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == -1)
+		r = ab_sess_fail(w->s, -errno, "pin %s/%s: %s", w->root, w->rel, strerror(errno));
+	close(clone);
+	return r;
+}
+
 static int
 descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
     enum walk_mode mode, int protect)
 {
+	uint32_t protects = w->s->protects;
 	struct stat st;
 	int fd, keep = -1, r;
 
@@ -279,8 +327,9 @@ descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 		close(fd);
 		return 0;
 	}
-	/* walk_dir consumes fd; the protect mount needs the directory afterwards. */
-	if (protect && (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+	/* walk_dir consumes fd; a protect or a pin needs the directory afterwards. */
+	if ((protect || mode == W_APPLY) &&
+	    (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
 		r = ab_sess_fail(w->s, -errno, "dup: %s", strerror(errno));
 		close(fd);
 		return r;
@@ -288,6 +337,8 @@ descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 	r = walk_dir(w, fd, depth + 1, len, mode);
 	if (r == 0 && protect)
 		r = protect_entry(w, keep);
+	else if (r == 0 && mode == W_APPLY && w->s->protects != protects)
+		r = pin_entry(w, keep);
 	if (keep != -1)
 		close(keep);
 	return r;
@@ -327,7 +378,6 @@ static int
 visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
     enum walk_mode mode)
 {
-	const struct ab_policy *p = w->s->pol;
 	unsigned char type = de->d_type;
 	struct stat st;
 	int is_dir, prot;
@@ -342,9 +392,9 @@ visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
 	switch (mode) {
 	case W_APPLY:
 	case W_PROTECTED:
-		if (matches(&p->mask, w->rel, is_dir))
+		if (matches(&w->mask, w->rel, de->d_name, is_dir))
 			return mask_entry(w, dirfd, de->d_name, depth, len);
-		prot = mode == W_APPLY && matches(&p->protect, w->rel, is_dir);
+		prot = mode == W_APPLY && matches(&w->protect, w->rel, de->d_name, is_dir);
 		if (is_dir)
 			return descend(w, dirfd, de->d_name, depth, len,
 			    prot ? W_PROTECTED : mode, prot);
@@ -482,7 +532,9 @@ ab_mask_apply(struct ab_sess *s)
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return ab_sess_fail(s, -ENOMEM, "out of memory");
 	w->s = s;
-	r = walk_roots(w, W_APPLY);
+	if ((r = pset_make(w, &w->mask, &s->pol->mask)) == 0 &&
+	    (r = pset_make(w, &w->protect, &s->pol->protect)) == 0)
+		r = walk_roots(w, W_APPLY);
 	if (r == 0 && w->nlinks != 0)
 		r = walk_roots(w, W_LINKS);
 	for (i = 0; r == 0 && i < w->nlinks; i++)
@@ -494,6 +546,8 @@ ab_mask_apply(struct ab_sess *s)
 		free(w->links[i].name);
 	free(w->links);
 	free(w->prot);
+	free(w->mask.f);
+	free(w->protect.f);
 	free(w);
 	return r;
 }

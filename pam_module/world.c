@@ -3,8 +3,8 @@
  * writable and listening places.  Runs as root inside the session's fresh mount
  * namespace (already a slave of the host's, so nothing mounted here leaks out).
  *
- *   /tmp /var/tmp /dev/shm   private tmpfs (mode 1777): no host temp files, no host
- *                            sockets (X11, ssh-agent, tmux, screen, ...)
+ *   /tmp /var/tmp /dev/shm   private tmpfs (mode 1777, bounded size): no host temp
+ *                            files, no host sockets (X11, ssh-agent, tmux, screen, ...)
  *   /dev                     tmpfs with null zero full random urandom tty bound from the
  *                            host, /dev/log (the caller's own pam_syslog lines at
  *                            logout need it; any user can write syslog anyway), a new
@@ -41,6 +41,17 @@
 
 #include "compat.h"
 #include "module.h"
+
+/*
+ * Sizes of the session's writable tmpfs.  tmpfs pages are charged to no rlimit of the
+ * writer and, without swap, cannot be reclaimed: unbounded (the kernel's default is half
+ * of RAM, per mount, per session) an agent could push the host into OOM through its
+ * private /tmp.  Percentages are of RAM; a build needs /tmp most.
+ */
+#define TMP_OPTS	"mode=1777,size=25%,nr_inodes=1m"
+#define VARTMP_OPTS	"mode=1777,size=10%,nr_inodes=256k"
+#define SHM_OPTS	"mode=1777,size=10%,nr_inodes=64k"
+#define RUNUSER_SIZE	"size=5%,nr_inodes=64k"
 
 /* Trees the session gets a fresh, empty copy of: a project below them would vanish. */
 static const char *const private_trees[] = {
@@ -333,7 +344,7 @@ build_dev(struct ab_sess *s, int keeps[KEEP_N])
 	    (unsigned)tty_gid(s));
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, opts) == -1)
 		return ab_sess_fail(s, -errno, "devpts on /dev/pts: %s", strerror(errno));
-	return tmpfs_at(s, "/dev/shm", MS_NOSUID | MS_NODEV, "mode=1777");
+	return tmpfs_at(s, "/dev/shm", MS_NOSUID | MS_NODEV, SHM_OPTS);
 }
 
 static int
@@ -362,8 +373,8 @@ build_run(struct ab_sess *s, int keeps[KEEP_N])
 	if (r != 0)
 		return r;
 	snprintf(path, sizeof(path), "/run/user/%u", (unsigned)s->uid);
-	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u", (unsigned)s->uid,
-	    (unsigned)s->gid);
+	snprintf(opts, sizeof(opts), "mode=0700,uid=%u,gid=%u,%s", (unsigned)s->uid,
+	    (unsigned)s->gid, RUNUSER_SIZE);
 	if ((r = tmpfs_at(s, path, MS_NOSUID | MS_NODEV, opts)) != 0)
 		return r;
 	return tmpfs_at(s, AB_RUN_DIR, MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m");
@@ -420,8 +431,8 @@ ab_world_build(struct ab_sess *s)
 		goto out;
 	if ((r = build_dev(s, keeps)) != 0)
 		goto out;
-	if ((r = tmpfs_at(s, "/tmp", MS_NOSUID | MS_NODEV, "mode=1777")) != 0 ||
-	    (r = tmpfs_at(s, "/var/tmp", MS_NOSUID | MS_NODEV, "mode=1777")) != 0)
+	if ((r = tmpfs_at(s, "/tmp", MS_NOSUID | MS_NODEV, TMP_OPTS)) != 0 ||
+	    (r = tmpfs_at(s, "/var/tmp", MS_NOSUID | MS_NODEV, VARTMP_OPTS)) != 0)
 		goto out;
 	if ((r = build_run(s, keeps)) != 0)
 		goto out;

@@ -22,7 +22,7 @@ PROBE_DIR=/home/abt-probe
 
 # The projects: a masked file, a masked dir, ways to spell the file, an ordinary file.
 for d in "$P" "$T"; do
-	install -d -o abt_pam1 -g abt_pam1 "$d" "$d/sub" "$d/secrets"
+	install -d -o abt_pam1 -g abt_pam1 "$d" "$d/sub" "$d/secrets" "$d/.git/hooks"
 	echo secret > "$d/.env"; echo key > "$d/secrets/key"; echo fine > "$d/a.txt"
 	ln -s .env "$d/link-to-env"
 	chown -R abt_pam1: "$d"
@@ -31,6 +31,7 @@ pam_policy <<EOF
 [user:abt_pam1]
 project = $P $T
 mask = .env secrets/
+protect = .git/hooks
 network = none
 
 [user:abt_pam2]
@@ -148,6 +149,17 @@ if command -v tmux >/dev/null; then
 else
 	not_ok "tmux missing"
 fi
+
+# protect: read-only, and the directory holding it cannot be renamed aside and rebuilt
+# (tests/escape/FINDINGS.md F5); the tmpfs are bounded (F6).
+out=$(su abt_pam1 -c "cd $P; echo x > .git/hooks/pre-commit 2>&1; mv .git .git-aside 2>&1;
+    mv .git/hooks .git/h2 2>&1; findmnt -no OPTIONS /tmp" 2>&1)
+like "$out" "Read-only file system" "protect: .git/hooks is read-only"
+like "$out" "cannot move '.git' to '.git-aside': Device or resource busy" \
+    "protect: .git (holding a protected entry) cannot be renamed aside"
+like "$out" "cannot move '.git/hooks'" "protect: .git/hooks cannot be renamed"
+like "$out" "size=" "private /tmp has a size limit"
+expect_gone "protect checks"
 
 # A detached tmux server started inside the session dies with it.
 su abt_pam1 -c 'tmux -S /tmp/agent.sock new-session -d "sleep 400"; tmux -S /tmp/agent.sock ls' >/dev/null 2>&1

@@ -1,0 +1,52 @@
+/* prefilter.c: see prefilter.h. */
+#include <stdint.h>
+#include <string.h>
+
+#include "prefilter.h"
+
+void
+ab_prefilter_make(struct prefilter *f, const char *pat)
+{
+	size_t len = strlen(pat), start, i, first = SIZE_MAX, last = SIZE_MAX;
+
+	memset(f, 0, sizeof(*f));
+	f->pat = pat;
+	while (len > 0 && pat[len - 1] == '/')		/* "dir/": directories only */
+		len--;
+	for (start = len; start > 0 && pat[start - 1] != '/'; start--)
+		;
+	if (len == start || memchr(pat + start, '\\', len - start) != NULL ||
+	    (len - start == 2 && pat[start] == '*' && pat[start + 1] == '*'))
+		return;					/* no filter */
+	/* ']' is special only after a '[' (it may close a class); otherwise a plain byte. */
+	for (i = start; i < len; i++) {
+		if (strchr("*?[", pat[i]) != NULL && first == SIZE_MAX)
+			first = i;
+		if (pat[i] == '*' || pat[i] == '?' || (pat[i] == ']' && first != SIZE_MAX &&
+		    memchr(pat + first, '[', i - first) != NULL))
+			last = i;
+	}
+	f->pre = pat + start;
+	if (first == SIZE_MAX) {			/* plain name */
+		f->literal = 1;
+		f->npre = len - start;
+		return;
+	}
+	f->npre = first - start;
+	f->suf = last == SIZE_MAX ? pat + len : pat + last + 1;
+	f->nsuf = (size_t)(pat + len - f->suf);
+}
+
+int
+ab_prefilter_pass(const struct prefilter *f, const char *name)
+{
+	size_t n;
+
+	if (f->pre == NULL)
+		return 1;
+	n = strlen(name);
+	if (f->literal)
+		return n == f->npre && memcmp(name, f->pre, n) == 0;
+	return n >= f->npre + f->nsuf && memcmp(name, f->pre, f->npre) == 0 &&
+	    memcmp(name + n - f->nsuf, f->suf, f->nsuf) == 0;
+}

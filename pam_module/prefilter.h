@@ -1,0 +1,34 @@
+/*
+ * prefilter: a cheap necessary condition for a mask/protect pattern to match a name,
+ * so that the general gitignore matcher (policy/pattern.c) runs only where it can
+ * succeed.  Used by mask.c; tested against ab_pattern_match by
+ * tests/unit/test_pam_prefilter.c.
+ */
+#ifndef AB_PAM_PREFILTER_H
+#define AB_PAM_PREFILTER_H
+
+#include <stddef.h>
+
+/*
+ * A cheap necessary condition per pattern, so that the general matcher runs only on
+ * names that can match (a 50,000-file node_modules times ~85 default patterns was
+ * millions of full gitignore matches per login).  The walk only asks about an entry
+ * whose parents did not match (a matching directory is masked, not entered), so the
+ * pattern's last component must match the entry's own name: a literal last component
+ * must equal it; otherwise the name must start with the literal text before the first
+ * '*', '?', '[' and end with the literal text after the last '*', '?' or class-closing
+ * ']'.  A last component with a '\' escape, or "**", is not filtered.
+ */
+struct prefilter {
+	const char	*pat;
+	const char	*pre, *suf;	/* into pat; NULL: no filter */
+	size_t		 npre, nsuf;
+	int		 literal;	/* the last component has no special byte */
+};
+
+/* Fill F for PAT (kept, not copied). */
+void	ab_prefilter_make(struct prefilter *f, const char *pat);
+/* 0 only if PAT cannot match an entry called NAME (whose parents did not match). */
+int	ab_prefilter_pass(const struct prefilter *f, const char *name);
+
+#endif /* AB_PAM_PREFILTER_H */
