@@ -96,10 +96,10 @@ pset_make(struct walk *w, struct pset *ps, const struct ab_strv *pats)
 static int
 matches(const struct pset *ps, const char *rel, const char *name, int is_dir)
 {
-	size_t i;
+	size_t i, len = strlen(name);
 
 	for (i = 0; i < ps->n; i++)
-		if (ab_prefilter_pass(&ps->f[i], name) &&
+		if (ab_prefilter_pass(&ps->f[i], name, len) &&
 		    ab_pattern_match(ps->f[i].pat, rel, is_dir))
 			return 1;
 	return 0;

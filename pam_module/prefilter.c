@@ -38,13 +38,10 @@ ab_prefilter_make(struct prefilter *f, const char *pat)
 }
 
 int
-ab_prefilter_pass(const struct prefilter *f, const char *name)
+ab_prefilter_pass(const struct prefilter *f, const char *name, size_t n)
 {
-	size_t n;
-
 	if (f->pre == NULL)
 		return 1;
-	n = strlen(name);
 	if (f->literal)
 		return n == f->npre && memcmp(name, f->pre, n) == 0;
 	return n >= f->npre + f->nsuf && memcmp(name, f->pre, f->npre) == 0 &&

@@ -28,7 +28,8 @@ struct prefilter {
 
 /* Fill F for PAT (kept, not copied). */
 void	ab_prefilter_make(struct prefilter *f, const char *pat);
-/* 0 only if PAT cannot match an entry called NAME (whose parents did not match). */
-int	ab_prefilter_pass(const struct prefilter *f, const char *name);
+/* 0 only if PAT cannot match an entry called NAME, of length LEN (whose parents did
+ * not match). */
+int	ab_prefilter_pass(const struct prefilter *f, const char *name, size_t len);
 
 #endif /* AB_PAM_PREFILTER_H */

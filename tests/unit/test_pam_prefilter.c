@@ -48,7 +48,7 @@ consistent(const char *pat, const char *rel)
 
 	ab_prefilter_make(&f, pat);
 	for (d = 0; d <= 1; d++)
-		if (walk_match(pat, rel, d) == 1 && !ab_prefilter_pass(&f, base(rel)))
+		if (walk_match(pat, rel, d) == 1 && !ab_prefilter_pass(&f, base(rel), strlen(base(rel))))
 			return 0;
 	return 1;
 }
@@ -59,7 +59,7 @@ rejects(const char *pat, const char *name)
 	struct prefilter f;
 
 	ab_prefilter_make(&f, pat);
-	return !ab_prefilter_pass(&f, name);
+	return !ab_prefilter_pass(&f, name, strlen(name));
 }
 
 int
