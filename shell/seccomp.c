@@ -293,6 +293,8 @@ build(const struct ab_plan *plan, scmp_filter_ctx *out)
 		return -ENOMEM;
 	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0 ||
 	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1)) != 0 ||
+	    /* Binary search over syscall numbers: read/write do not walk the whole table. */
+	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) != 0 ||
 	    (r = add_calls(ctx)) != 0 || (r = add_namespaces(ctx)) != 0 ||
 	    (r = add_ioctls(ctx)) != 0 || (r = add_sockets_common(ctx)) != 0)
 		goto fail;
