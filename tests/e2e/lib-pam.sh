@@ -19,6 +19,12 @@ pam_setup() {
 	install -d -m 0755 "$PAM_ROOT" "$PAM_ROOT/etc" "$PAM_ROOT/etc/agentbox" \
 	    "$PAM_ROOT/etc/agentbox/policy.d" || e2e_die "policy root"
 	PAM_LINE="session required $PAM_SO root=$PAM_ROOT init=$PAM_INIT debug"
+	# The world's /run binds the host's own entries; if the host has the module's pinned
+	# netns directory, the sessions of this world must not write into it.
+	if [ -d /run/agentbox-netns ]; then
+		mount -t tmpfs -o mode=0700 abt-pam-netns /run/agentbox-netns ||
+		    e2e_die "private /run/agentbox-netns"
+	fi
 }
 
 pam_policy() {
