@@ -229,17 +229,29 @@ policy_text(const char *user, const struct ab_strv *projects, const char *networ
 	return text;
 }
 
+/*
+ * Copy a policy file into the scratch root with its owner and mode, and refuse what is
+ * not a regular file: the loader's safety checks (root-owned, not group/world-writable,
+ * no symlink) must see in the copy exactly what they would see in the original.
+ */
 static int
 copy_file(const char *from, const char *to)
 {
+	struct stat st;
 	char *buf;
 	size_t len;
 	int r;
 
+	if (lstat(from, &st) == -1)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ELOOP;
 	if ((r = adm_read_file(from, &buf, &len)) != 0)
 		return r;
-	r = adm_write_file(to, buf, len, 0644);
+	r = adm_write_file(to, buf, len, st.st_mode & 07777);
 	free(buf);
+	if (r == 0 && chown(to, st.st_uid, st.st_gid) == -1)
+		r = -errno;
 	return r;
 }
 
@@ -298,19 +310,27 @@ validate(const char *user, const char *text, const char *ppath)
 	snprintf(path, sizeof(path), "%s" AB_POLICY_FILE, root);
 	if ((r = copy_file(AB_POLICY_FILE, path)) != 0 && r != -ENOENT) {
 		rm_scratch(root);
+		if (r == -ELOOP)
+			die("%s is not a regular file: the PAM module would refuse every login; "
+			    "nothing changed", AB_POLICY_FILE);
 		die_errno(r, "read %s", AB_POLICY_FILE);
 	}
 	if ((d = opendir(AB_POLICY_DIR)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
+			size_t n = strlen(de->d_name);
+			/* What the loader reads: *.conf, no dot files. */
+			if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf") != 0)
 				continue;
 			snprintf(from, sizeof(from), AB_POLICY_DIR "/%s", de->d_name);
 			if (strcmp(from, ppath) == 0)
 				continue;
 			snprintf(path, sizeof(path), "%s" AB_POLICY_DIR "/%s", root, de->d_name);
-			if ((r = copy_file(from, path)) != 0 && r != -EINVAL) {
+			if ((r = copy_file(from, path)) != 0) {
 				closedir(d);
 				rm_scratch(root);
+				if (r == -ELOOP)
+					die("%s is not a regular file: the PAM module would refuse "
+					    "every login; nothing changed", from);
 				die_errno(r, "read %s", from);
 			}
 		}

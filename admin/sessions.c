@@ -219,6 +219,8 @@ collect(struct session *s, time_t btime)
 		s->uid = (unsigned)strtoul(luid, NULL, 10);
 		if ((pw = getpwuid(s->uid)) != NULL)
 			snprintf(s->user, sizeof(s->user), "%s", pw->pw_name);
+		else
+			snprintf(s->user, sizeof(s->user), "#%u", s->uid);
 		free(luid);
 	}
 }

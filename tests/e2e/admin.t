@@ -73,6 +73,16 @@ is "$?" 1 "a broken policy elsewhere refuses the enroll"
 like "$out" "nothing changed" "and says nothing changed"
 rm -f /etc/agentbox/policy.d/zz-bad.conf
 must_fail id "$U2"
+printf '[user:%s]\nproject = %s\n' zz "$P2" > /etc/agentbox/policy.d/zz-gw.conf
+chmod 0664 /etc/agentbox/policy.d/zz-gw.conf
+must_fail $AB enroll "$U2" --project "$P1"
+rm -f /etc/agentbox/policy.d/zz-gw.conf
+ln -s /etc/passwd /etc/agentbox/policy.d/zz-link.conf
+out=$($AB enroll "$U2" --project "$P1" 2>&1)
+is "$?" 1 "a symlink in policy.d refuses the enroll"
+like "$out" "not a regular file" "and names it"
+rm -f /etc/agentbox/policy.d/zz-link.conf
+must_fail id "$U2"
 is "$(world_sum)" "$WORLD_BEFORE" "refused enrolls left the world untouched"
 
 # --- dry run prints and changes nothing ---
@@ -182,10 +192,11 @@ is "$(snap)" "$before" "second enroll changed nothing (files, ACLs, rules)"
 unlike "$out" "create user" "second enroll did not create the user again"
 
 # --- sessions: a live confined session is listed ---
-su -s /bin/sh "$U" -c 'sleep 4' </dev/null >/dev/null 2>&1 &
+su -s /bin/sh "$U" -c 'sleep 60' </dev/null >/dev/null 2>&1 &
 supid=$!
+defer "kill $supid"
 found=""
-for _ in $(seq 30); do
+for _ in $(seq 150); do
 	# By uid: worlds of other tests may have users of the same name.
 	found=$($AB sessions --json 2>/dev/null | grep "\"uid\":$uid,")
 	[ -n "$found" ] && break
@@ -195,6 +206,7 @@ like "$found" "\"service\":\"su\"" "sessions --json lists the su session of $U"
 like "$found" "\"user\":\"$U\"" "with the agent's name"
 like "$found" "\"plan\":true" "read from the session's plan"
 like "$($AB sessions 2>/dev/null)" "$U" "sessions (table) lists it too"
+kill "$supid"	# su ends the session: the reaper takes every process with it
 wait "$supid"
 
 # --- ssh: the drop-in is live for a real sshd (port 2202 is this test's) ---
