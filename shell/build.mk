@@ -4,43 +4,55 @@
 # LD_LIBRARY_PATH or LD_AUDIT handed over by su -m, sudo -E or sshd AcceptEnv cannot run
 # code in it.  It needs only the plan parser (PLAN_LIB, no external deps) and libseccomp.
 
-SHELL_SRCS     := $(wildcard shell/*.c)
-SHELL_OBJS     := $(SHELL_SRCS:shell/%.c=$(B)/shell/%.o)
+# seccomp.c (the deny table) needs libseccomp and runs at build time only: seccomp_gen
+# compiles it to one BPF program per network mode in $(B)/shell/seccomp_bpf.h, which
+# seccomp_load.c loads.  agentbox-shell itself links no libseccomp.
+SHELL_RT_SRCS  := $(filter-out shell/seccomp.c shell/seccomp_gen.c,$(wildcard shell/*.c))
+SHELL_OBJS     := $(SHELL_RT_SRCS:shell/%.c=$(B)/shell/%.o)
 SHELL_LIB_OBJS := $(filter-out $(B)/shell/main.o,$(SHELL_OBJS))
 SHELL_HDRS     := $(wildcard shell/*.h) policy/policy.h $(B)/config.h
+SHELL_BPF      := $(B)/shell/seccomp_bpf.h
 SECCOMP_CFLAGS := $(shell pkg-config --cflags libseccomp)
-# pkg-config --static gives the archive's own dependencies (none for libseccomp today).
+SECCOMP_LIBS   := $(shell pkg-config --libs libseccomp)
 SECCOMP_STATIC := $(shell pkg-config --static --libs libseccomp)
 
 $(B)/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SECCOMP_CFLAGS) -Ishell -c -o $@ $<
+	$(CC) $(CFLAGS) $(SECCOMP_CFLAGS) -Ishell -I$(B)/shell -c -o $@ $<
+
+$(B)/shell/seccomp_gen: $(B)/shell/seccomp_gen.o $(B)/shell/seccomp.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SECCOMP_LIBS)
+
+$(SHELL_BPF): $(B)/shell/seccomp_gen
+	$< > $@.tmp && mv $@.tmp $@
+
+$(B)/shell/seccomp_load.o $(B)/san/shell/seccomp_load.o: $(SHELL_BPF)
 
 $(B)/agentbox-shell: $(SHELL_OBJS) $(PLAN_LIB)
-	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $(SHELL_OBJS) $(PLAN_LIB) $(SECCOMP_STATIC)
+	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $(SHELL_OBJS) $(PLAN_LIB)
 
 # try-op runs inside confined sessions: static too, so it needs nothing from the world.
 $(B)/try-op: tests/try-op.c | $(B)
 	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $<
 
 # Test driver: applies the shell's mechanisms to a plan described on the command line
-# (no PAM world needed) and execs a command; shell/ objects without main.c.
-$(B)/tests/shell-apply: tests/unit/shell-apply.c $(SHELL_LIB_OBJS) $(PLAN_LIB) | $(B)
+# (no PAM world needed) and execs a command; shell/ objects without main.c, plus the
+# table (seccomp.o) for --export-seccomp.
+$(B)/tests/shell-apply: tests/unit/shell-apply.c $(SHELL_LIB_OBJS) $(B)/shell/seccomp.o $(PLAN_LIB) | $(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SECCOMP_CFLAGS) -Ishell -static-pie $(LDFLAGS) -o $@ $< \
-	  $(SHELL_LIB_OBJS) $(PLAN_LIB) $(SECCOMP_STATIC)
+	  $(SHELL_LIB_OBJS) $(B)/shell/seccomp.o $(PLAN_LIB) $(SECCOMP_STATIC)
 
 # Unit tests of env.c and plan_check.c, with the sanitizers (separate objects).
 $(B)/san/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -c -o $@ $<
+	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -I$(B)/shell -c -o $@ $<
 
 SHELL_PLAN_SAN := $(or $(PLAN_LIB_SAN),$(PLAN_LIB))
 $(B)/tests/test_shell: tests/unit/test_shell.c $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -Itests $(LDFLAGS) -o $@ $< \
-	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN) \
-	  $(shell pkg-config --libs libseccomp)
+	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN) $(SECCOMP_LIBS)
 
 ALL += $(B)/try-op
 ROOT_TEST_DEPS += $(B)/try-op

@@ -8,6 +8,11 @@
  * /proc/sys/kernel/seccomp/actions_logged must include "errno") as an AUDIT SECCOMP
  * record carrying the session's ses=.
  *
+ * The table is compiled to BPF at build time (seccomp_gen.c writes one program per
+ * network mode with libseccomp's seccomp_export_bpf); agentbox-shell loads the
+ * precompiled program (seccomp_load.c): generating it at login cost 2+ ms of a ~10 ms
+ * login, and keeps libseccomp out of the static binary.
+ *
  * Architecture: the filter is native (x86_64) only.  A syscall made through another ABI
  * of the same CPU (i386 int 0x80, x32 numbers with bit 30 set) kills the process: those
  * tables number every call differently, so no errno row here would cover them, and an
@@ -282,9 +287,8 @@ add_fastopen(scmp_filter_ctx ctx)
 }
 
 static int
-build(const struct ab_plan *plan, scmp_filter_ctx *out)
+build(enum ab_network net, scmp_filter_ctx *out)
 {
-	enum ab_network net = plan->policy->network;
 	scmp_filter_ctx ctx;
 	int r;
 
@@ -311,27 +315,14 @@ fail:
 }
 
 int
-ab_seccomp_apply(const struct ab_plan *plan)
+ab_seccomp_export(enum ab_network net, int bpf, int fd)
 {
 	scmp_filter_ctx ctx;
 	int r;
 
-	if ((r = build(plan, &ctx)) != 0)
+	if ((r = build(net, &ctx)) != 0)
 		return r;
-	r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
-}
-
-int
-ab_seccomp_export(const struct ab_plan *plan, int fd)
-{
-	scmp_filter_ctx ctx;
-	int r;
-
-	if ((r = build(plan, &ctx)) != 0)
-		return r;
-	r = seccomp_export_pfc(ctx, fd);
+	r = bpf ? seccomp_export_bpf(ctx, fd) : seccomp_export_pfc(ctx, fd);
 	seccomp_release(ctx);
 	return r;
 }

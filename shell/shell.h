@@ -80,17 +80,23 @@ int	ab_landlock_apply(const struct ab_plan *plan, struct ab_landlock_result *res
 /* The Landlock ABI of the running kernel, or -errno (ENOSYS, EOPNOTSUPP). */
 int	ab_landlock_abi(void);
 
-/* seccomp.c */
+/* seccomp_load.c */
 
 /*
- * Load the agentbox seccomp filter for PLAN (its network mode selects the socket rows).
- * Default allow, the deny table in seccomp.c, every denial logged; non-native
- * architectures kill the process.  0 or -errno.
+ * Load the agentbox seccomp filter for PLAN's network mode (precompiled from the table
+ * in seccomp.c at build time), with SECCOMP_FILTER_FLAG_LOG so every denial is audited.
+ * Default allow; non-native architectures kill the process.  Needs no_new_privs.
+ * 0 or -errno.
  */
 int	ab_seccomp_apply(const struct ab_plan *plan);
 
-/* Write the filter for PLAN as libseccomp PFC text to FD (for tests and review). */
-int	ab_seccomp_export(const struct ab_plan *plan, int fd);
+/* seccomp.c (build time and tests only: needs libseccomp) */
+
+/*
+ * Write the filter for network mode NET to FD: raw BPF (BPF nonzero, what
+ * seccomp_gen.c compiles in) or libseccomp's PFC text (for tests and review).
+ */
+int	ab_seccomp_export(enum ab_network net, int bpf, int fd);
 
 /* exec.c */
 

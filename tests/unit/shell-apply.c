@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shell.h"
@@ -37,6 +38,15 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(125);
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static void
@@ -97,6 +107,7 @@ main(int argc, char **argv)
 	struct ab_landlock_result res;
 	int c, landlock = 1, seccomp = 1, env = 0, print = 0, export = 0, r;
 	char **envp = environ;
+	double t0, t1;
 
 	pol.user = "agent";	/* the plan names the user; never the environment */
 	plan.uid = getuid();
@@ -119,7 +130,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (export) {
-		r = ab_seccomp_export(&plan, 1);
+		r = ab_seccomp_export(pol.network, 0, 1);
 		return r == 0 ? 0 : 1;
 	}
 	if (optind >= argc)
@@ -130,6 +141,7 @@ main(int argc, char **argv)
 		die("env: %s", strerror(-r));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		die("no_new_privs: %s", strerror(errno));
+	t0 = now_ms();
 	if (landlock) {
 		if ((r = ab_landlock_apply(&plan, &res)) != 0)
 			die("landlock: %s (kernel ABI %d)", strerror(-r), res.abi);
@@ -140,8 +152,11 @@ main(int argc, char **argv)
 			    (unsigned long long)res.handled_net,
 			    (unsigned long long)res.scoped, res.restrict_flags);
 	}
+	t1 = now_ms();
 	if (seccomp && (r = ab_seccomp_apply(&plan)) != 0)
 		die("seccomp: %s", strerror(-r));
+	if (print)
+		fprintf(stderr, "time landlock=%.3fms seccomp=%.3fms\n", t1 - t0, now_ms() - t1);
 	execvpe(argv[optind], argv + optind, envp);
 	die("exec %s: %s", argv[optind], strerror(errno));
 }
