@@ -214,6 +214,22 @@ ensure_profile(void)
 	return adm_write_file(PROFILE, profile_text, sizeof(profile_text) - 1, 0644);
 }
 
+/*
+ * pam-auth-update keeps its answers in debconf, whose database a running apt or
+ * another pam-auth-update holds locked: retry a few times before giving up.
+ */
+static int
+run_pam_auth_update(const char *const argv[])
+{
+	int r, tries;
+
+	for (tries = 0; ; tries++) {
+		if ((r = adm_run(argv, NULL, tries < 4)) <= 0 || tries == 4)
+			return r < 0 ? r : r > 0 ? -EIO : 0;
+		sleep(1);
+	}
+}
+
 static int
 enable_common(void)
 {
@@ -233,8 +249,8 @@ enable_common(void)
 		if (!act("enable the PAM profile (pam-auth-update --enable %s)",
 		    AB_PAM_PROFILE_NAME))
 			return 0;
-		if ((r = adm_run(argv, NULL, 0)) != 0)
-			return r < 0 ? r : -EIO;
+		if ((r = run_pam_auth_update(argv)) != 0)
+			return r;
 		/* pam-auth-update leaves locally modified files alone: verify. */
 		for (i = 0; common_stacks[i] != NULL; i++) {
 			char path[PATH_MAX];
@@ -308,8 +324,8 @@ adm_pam_disable(void)
 		if (!act("disable the PAM profile (pam-auth-update --disable %s)",
 		    AB_PAM_PROFILE_NAME))
 			return 0;
-		if ((r = adm_run(argv, NULL, 0)) != 0)
-			return r < 0 ? r : -EIO;
+		if ((r = run_pam_auth_update(argv)) != 0)
+			return r;
 	}
 	return 0;
 }

@@ -22,6 +22,8 @@ host_etc_sum() {
 	find "$r/pam.d" "$r/ssh/sshd_config.d" "$r/audit/rules.d" "$r/agentbox" \
 	    -type f -exec sha256sum {} + 2>/dev/null | sort
 	ls "$E2E_HOST/usr/share/pam-configs"
+	# pam-auth-update records its answers in debconf.
+	sha256sum "$E2E_HOST/var/cache/debconf/config.dat" 2>/dev/null
 }
 
 need_root
@@ -240,6 +242,29 @@ is "$(auditctl -l | grep -cE -- "-F uid=$uid2( |$)")" 0 "$U2's live rules are go
 like "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid:rwx" "$U's entry on p2 survives $U2's unenroll"
 unlike "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid2:" "$U2's entry on p2 is gone"
 
+# --- where pam-auth-update does not exist, enroll edits the common stacks itself ---
+: > "$E2E_DIR/no-pam-auth-update" && chmod 0644 "$E2E_DIR/no-pam-auth-update"
+$AB unenroll "$U" >/dev/null 2>&1	# the last user: the profile goes out ...
+is "$(grep -l pam_agentbox /etc/pam.d/* 2>/dev/null)" "" "(setup) unenroll of the last user took the profile out"
+e2e_wait_uid_gone "$uid" 10
+if mount --bind "$E2E_DIR/no-pam-auth-update" /usr/sbin/pam-auth-update; then
+	$AB enroll "$U" --project "$P1" --project "$P2" >/dev/null 2>&1	# ... and back in
+	check $? "enroll without pam-auth-update"
+	for f in common-session common-session-noninteractive runuser; do
+		check "$(grep -q 'pam_agentbox.so # added by agentbox enroll' /etc/pam.d/$f; echo $?)" \
+		    "without pam-auth-update: marked line in $f"
+	done
+	like "$($AB doctor 2>&1)" "ok    pam: sudo runs pam_agentbox.so" "doctor sees the hand-edited stacks"
+	$AB unenroll "$U" >/dev/null 2>&1
+	is "$(grep -l pam_agentbox /etc/pam.d/* 2>/dev/null)" "" "unenroll removes the hand-added lines"
+	umount /usr/sbin/pam-auth-update
+	e2e_wait_uid_gone "$uid" 10
+	$AB enroll "$U" --project "$P1" --project "$P2" >/dev/null 2>&1
+	check $? "(setup) enroll again with pam-auth-update"
+else
+	not_ok "cannot hide pam-auth-update"
+fi
+
 # --- unenroll: every artefact goes ---
 e2e_wait_uid_gone "$uid" 10
 check $? "every session of $U has ended"
@@ -251,7 +276,7 @@ for f in "$pol" "$dropin" "$rules" /etc/agentbox/enrolled/$U /etc/agentbox/audit
 	check "$([ ! -e "$f" ]; echo $?)" "removed: $f"
 done
 is "$(auditctl -l | grep -cE -- "-F uid=$uid( |$)")" 0 "no live rule for uid $uid"
-unlike "$(cat /etc/pam.d/* 2>/dev/null)" "pam_agentbox" "no PAM stack mentions pam_agentbox"
+is "$(grep -l pam_agentbox /etc/pam.d/* 2>/dev/null)" "" "no PAM stack mentions pam_agentbox"
 unlike "$(getfacl -R -n -p "$P1" "$P2" 2>/dev/null)" "user:$uid:" "no ACL entry left for uid $uid"
 is "$(sha256sum < /etc/audit/auditd.conf)" "$AUDITD_BEFORE" "auditd.conf restored byte for byte"
 check "$(grep -qxF "$SHELL_PATH" /etc/shells; [ $? = 1 ]; echo $?)" "agentbox-shell left /etc/shells"

@@ -13,8 +13,8 @@
 # e2e_wait_uid_gone UID [S], e2e_die MSG (a TAP failure that ends the test).
 #
 # The private world is a mount namespace in which /etc, /home, /usr/local, the PAM module
-# directory, /usr/share/pam-configs, /var/lib/pam, the cron/at spools and the top level
-# of /run are private, so the product's real installer and `agentbox enroll` run
+# directory, /usr/share/pam-configs, /var/lib/pam, /var/cache/debconf (pam-auth-update's
+# answers), the cron/at spools and the top level of /run are private, so the product's real installer and `agentbox enroll` run
 # unmodified and nothing they write reaches the host.  What a mount namespace cannot
 # contain is kernel-global: audit rules (e2e_enroll's defer removes them by uid and
 # e2e_assert_host_clean proves it), the kernel audit backlog (only ever raised), and
@@ -160,6 +160,8 @@ e2e_enter_private_world() {
 	mkdir -p /usr/share/pam-configs && _e2e_private_copy /usr/share/pam-configs ||
 	    e2e_die "private /usr/share/pam-configs"
 	_e2e_private_copy /var/lib/pam || e2e_die "private /var/lib/pam"
+	# pam-auth-update keeps its answers in debconf's database, and locks it.
+	_e2e_private_copy /var/cache/debconf || e2e_die "private /var/cache/debconf"
 	_e2e_private_copy /var/spool/cron || e2e_die "private /var/spool/cron"
 	_e2e_private_copy /var/mail || e2e_die "private /var/mail"
 	_e2e_private_run || e2e_die "private /run"
