@@ -73,7 +73,10 @@ fi
 # Logs and the *- backups shadow's tools keep of the files they edit are expected.
 left=$(ovl_leftovers '^/var/log/|^/var/cache/|^/etc/(passwd|group|shadow|gshadow|subuid|subgid)-$|^/etc/login\.defs$|^/root/\.cache/')
 is "$left" "" "demo-clean left no file behind"
+# Time: about a minute on an idle 2-vCPU machine (most of it the build), two or three
+# under heavy load.  Fail only on what looks like a hang, not on a busy machine.
 t2=$(date +%s)
-[ $((t2 - t0)) -le 150 ] && ok "demo and demo-clean took $((t2 - t0)) s (budget 150)" ||
-	not_ok "demo and demo-clean took $((t2 - t0)) s, over the 150 s budget"
+diag "demo and demo-clean took $((t2 - t0)) s; load average $(cut -d' ' -f1 /proc/loadavg)"
+[ $((t2 - t0)) -le 600 ] && ok "demo and demo-clean finished in $((t2 - t0)) s (limit 600)" ||
+	not_ok "demo and demo-clean took $((t2 - t0)) s: over 600 s, something hangs"
 finish
