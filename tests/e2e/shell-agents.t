@@ -23,7 +23,13 @@ if ! [ -d "$CACHE/_cacache" ]; then
 fi
 
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
-e2e_enroll "$U" --project "$PROJ" || e2e_die "enroll $U"
+# pam-auth-update takes debconf's host-wide lock: a test enrolling at the same moment
+# makes it fail; enroll is idempotent, so retry.
+for try in 1 2 3 4 5; do
+	e2e_enroll "$U" --project "$PROJ" && break
+	[ "$try" = 5 ] && e2e_die "enroll $U"
+	sleep $((RANDOM % 3 + 1))
+done
 home=$(getent passwd "$U" | cut -d: -f6)
 uid=$(id -u "$U")
 # npm's default cache is ~/.npm: give the agent its own copy of the tarballs.
