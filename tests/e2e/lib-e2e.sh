@@ -65,8 +65,9 @@ _e2e_private_run() {
 		[ -e "$e" ] || [ -L "$e" ] || continue
 		name=${e#/run/}
 		case "$name" in sshd.pid) continue ;; esac
-		if [ "$name" = user ] || [ "$name" = agentbox ]; then
-			# Sessions make /run/user/UID: private, empty, same mode.
+		if [ "$name" = user ] || [ "${name#agentbox}" != "$name" ]; then
+			# Sessions make /run/user/UID, the module /run/agentbox*: private,
+			# empty, same mode.
 			mkdir "$r/$name" && chmod --reference="$e" "$r/$name" || return 1
 		elif [ -L "$e" ]; then
 			cp -P "$e" "$r/$name" || return 1
@@ -112,14 +113,19 @@ _e2e_sweep_stale() {
 # would share rules.  Give this world its own window of 100 uids/gids, chosen from its
 # pid and checked against the live audit rules and the host's passwd.
 _e2e_uid_window() {
+	# Windows between UID_MAX (60000) and nobody (65534): no host user there, and
+	# lastlog/faillog, sparse files indexed by uid, stay small.
 	local base tries=0
-	base=$(( 200000 + ($$ % 7000) * 100 ))
+	base=$(( 60100 + ($$ % 50) * 100 ))
 	_e2e_sweep_stale
-	while [ -e "$E2E_REGISTRY/$base" ] ||
-	      auditctl -l 2>/dev/null | grep -Eq "uid=$((base / 100))[0-9]{2}( |$)" ||
-	      awk -F: -v b="$base" '$3 >= b && $3 < b + 100 { f = 1 } END { exit !f }' /etc/passwd; do
+	# Claimed atomically (noclobber): two worlds starting together never share one.
+	until ! auditctl -l 2>/dev/null | grep -Eq "uid=$((base / 100))[0-9]{2}( |$)" &&
+	      ! awk -F: -v b="$base" '$3 >= b && $3 < b + 100 { f = 1 } END { exit !f }' \
+	          /etc/passwd /etc/group &&
+	      (set -C; echo "$$ $(_e2e_start_time $$) $E2E_DIR" > "$E2E_REGISTRY/$base") 2>/dev/null; do
 		base=$(( base + 100 )); tries=$((tries + 1))
-		[ $tries -lt 100 ] || return 1
+		[ $base -lt 65100 ] || base=60100
+		[ $tries -lt 50 ] || return 1
 	done
 	sed -i -E -e '/^(SYS_)?[UG]ID_(MIN|MAX)[[:space:]]/d' /etc/login.defs || return 1
 	printf '%s\n' "UID_MIN $((base + 50))" "UID_MAX $((base + 99))" \
@@ -127,7 +133,6 @@ _e2e_uid_window() {
 	    "SYS_UID_MIN $base" "SYS_UID_MAX $((base + 49))" \
 	    "SYS_GID_MIN $base" "SYS_GID_MAX $((base + 49))" >> /etc/login.defs
 	E2E_UID_BASE=$base
-	echo "$$ $(_e2e_start_time $$) $E2E_DIR" > "$E2E_REGISTRY/$base" || return 1
 	defer "rm -f '$E2E_REGISTRY/$base'"
 }
 
