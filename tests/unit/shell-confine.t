@@ -15,7 +15,13 @@ abi=$("$T" true >/dev/null; "$APPLY" --print --read /usr -- /bin/true 2>&1 | sed
 [ "$abi" -ge 6 ] || skip_all "these cases assume Landlock ABI >= 6 (kernel has $abi)"
 
 # Not under /tmp: the session-private /tmp, /var/tmp and /dev/shm are always writable.
-tmp=$(mktemp -d "$BUILD/tmp-shell-confine.XXXXXX"); defer "rm -rf '$tmp'"
+# The build tree itself may be a clone under /tmp (CI): then use $HOME, or /var/lib.
+scratch=$BUILD
+for d in "$BUILD" "${HOME:-/nonexistent}" /var/lib; do
+	case $(realpath -m "$d") in /tmp|/tmp/*|/var/tmp|/var/tmp/*|/dev/shm|/dev/shm/*) continue ;; esac
+	[ -d "$d" ] && [ -w "$d" ] && { scratch=$d; break; }
+done
+tmp=$(mktemp -d "$scratch/tmp-shell-confine.XXXXXX"); defer "rm -rf '$tmp'"
 chmod 755 "$tmp"
 mkdir "$tmp/w" "$tmp/p" "$tmp/h" "$tmp/ro"
 echo secret > "$tmp/secret"; echo public > "$tmp/ro/pub"
