@@ -109,7 +109,7 @@ int	adm_deny_remove(const char *user);
 extern const char *const adm_deny_files[];
 
 /* Audit rules, live and on disk (auditrules.c). */
-#define ADM_AUDIT_NRULES 6
+#define ADM_AUDIT_NRULES 3	/* EACCES, EPERM, EROFS; every ABI */
 int	adm_audit_rule_text(uid_t uid, size_t i, char *buf, size_t len);
 int	adm_audit_rules_install(const char *user, uid_t uid);
 int	adm_audit_rules_remove(const char *user, uid_t uid);

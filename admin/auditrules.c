@@ -1,14 +1,22 @@
 /*
  * Syscall-exit audit rules for one enrolled uid: every syscall of that uid failing with
- * EACCES, EPERM or EROFS, on the 64- and 32-bit ABIs, keyed "agentbox".  They are the
- * backstop behind Landlock's own records (an agent that stacks its own Landlock domain
- * can silence those; DESIGN.md pitfalls) and the only record of DAC and read-only
- * mount denials.  Scoped by uid, not auid: su and sudo keep the caller's loginuid.  No
- * rule is system-wide: non-agent processes pay only the uid comparison.
+ * EACCES, EPERM or EROFS, keyed "agentbox".  They are the backstop behind Landlock's
+ * own records (an agent that stacks its own Landlock domain can silence those;
+ * DESIGN.md pitfalls) and the only record of DAC and read-only mount denials.  Scoped
+ * by uid, not auid: su and sudo keep the caller's loginuid.  No rule is system-wide.
+ *
+ * One rule per errno, with no arch field: "-S all" sets every bit of the syscall mask,
+ * so the rule matches whatever the ABI (b64, b32 through int 0x80, x32), and a rule
+ * without an arch field is never skipped for an arch mismatch.  The arch-split form
+ * (b64 and b32 rules for each errno) catches exactly the same syscalls with six rules
+ * instead of three, and every process on the host pays the filter walk of each rule on
+ * every syscall (bench/audit-rules).  The uid comes first so that for everyone else
+ * the walk stops at the first comparison.  auditctl 3.0.9 accepts this form and wants
+ * "-S all" before "-k".
  *
  * The rules file under /etc/audit/rules.d is for the next boot (augenrules); the live
- * rules are loaded through libaudit, exactly the same six, checked back by listing the
- * kernel's rules.  auditctl 3.0.9 wants "-S all" before "-k" on a syscall rule.
+ * rules are loaded through libaudit, the same three, checked back by listing the
+ * kernel's rules.
  *
  * The kernel backlog (-b, --backlog_wait_time) goes in its own rules file and is raised
  * live; unenroll never lowers it again, because lowering a kernel-global buffer under
@@ -28,11 +36,10 @@
 #define BACKLOG_WAIT_TIME	60000	/* what Debian's own audit.rules asks for */
 
 static const struct rule_row {
-	const char *arch, *errname;
+	const char *errname;
 	int err;
 } rows[ADM_AUDIT_NRULES] = {
-	{ "b64", "EACCES", EACCES }, { "b64", "EPERM", EPERM }, { "b64", "EROFS", EROFS },
-	{ "b32", "EACCES", EACCES }, { "b32", "EPERM", EPERM }, { "b32", "EROFS", EROFS },
+	{ "EACCES", EACCES }, { "EPERM", EPERM }, { "EROFS", EROFS },
 };
 
 int
@@ -40,8 +47,8 @@ adm_audit_rule_text(uid_t uid, size_t i, char *buf, size_t len)
 {
 	if (i >= ADM_AUDIT_NRULES)
 		return -EINVAL;
-	if (snprintf(buf, len, "-a always,exit -F arch=%s -S all -F uid=%u -F exit=-%s -k %s",
-	    rows[i].arch, (unsigned)uid, rows[i].errname, AB_AUDIT_KEY) >= (int)len)
+	if (snprintf(buf, len, "-a always,exit -S all -F uid=%u -F exit=-%s -k %s",
+	    (unsigned)uid, rows[i].errname, AB_AUDIT_KEY) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -94,10 +101,7 @@ build(uid_t uid, size_t i, struct audit_rule_data **out)
 
 	if ((rule = audit_rule_create_data()) == NULL)
 		return -ENOMEM;
-	/* The arch comes first: libaudit resolves syscall names for it. */
-	snprintf(pair, sizeof(pair), "arch=%s", rows[i].arch);
-	if ((r = audit_rule_fieldpair_data(&rule, pair, AUDIT_FILTER_EXIT)) != 0)
-		goto bad;
+	/* "all" needs no arch: every bit of the mask, every ABI. */
 	if ((r = audit_rule_syscallbyname_data(rule, "all")) != 0)
 		goto bad;
 	snprintf(pair, sizeof(pair), "uid=%u", (unsigned)uid);
