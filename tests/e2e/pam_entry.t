@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every entry path lands in the box: su USER -c, su - USER, runuser, runuser -l,
-# sudo -u USER, sudo -iu USER, the test sshd on 127.0.0.1:2201 with key auth (command,
-# pty, sftp) and a tmux pane running `su - USER`.  In each: a masked file is denied by
+# sudo -u USER, sudo -iu USER, login -f on a pty, the test sshd on 127.0.0.1:2201 with
+# key auth (command, pty, sftp) and a tmux pane running `su - USER`.  In each: a masked file is denied by
 # its canonical path, /proc/self/root/..., a symlink and a `..` spelling, a masked
 # directory too; host processes are invisible; /tmp is private; the network is the
 # policy's; and nothing of the user is left after logout, although the session started
@@ -38,7 +38,7 @@ network = none
 project = /home/abt_pam2
 network = loopback
 EOF
-pam_stack su su-l runuser runuser-l sudo sudo-i sshd
+pam_stack su su-l runuser runuser-l sudo sudo-i sshd login
 
 # The probe runs inside each session and prints name=value lines.
 install -d -m 0755 "$PROBE_DIR"; install -d -m 1777 "$PROBE_DIR/out"
@@ -114,6 +114,9 @@ out=$(sudo -u abt_pam1 $probe 2>&1);			expect_box "sudo -u" "$out"; expect_gone 
 out=$(sudo -iu abt_pam1 $probe 2>&1);			expect_box "sudo -iu" "$out"; expect_gone "sudo -iu"
 out=$(su abt_pam1 -c "$PROBE_DIR/probe $T $HOSTPID $PORT" 2>&1)
 expect_box "su, project under /tmp" "$out"; expect_gone "su, project under /tmp"
+# login(1), preauthenticated by root, on a pty (script), typing into the login shell.
+out=$( (sleep 1; echo "$probe; exit") | timeout 30 script -qec "login -f abt_pam1" /dev/null 2>&1)
+expect_box "login -f on a pty" "$out"; expect_gone "login -f on a pty"
 
 # sshd: command, pty, sftp.
 e2e_ssh_key abt_pam1 || e2e_die "ssh key"
