@@ -405,6 +405,10 @@ domain_record(struct ab_review *rv, const struct ab_rec *r)
 		if (!alloc) {
 			/* Created before the oldest record read: the rest may be in older logs. */
 			rv->st.domains_partial++;
+			if (rv->st.partial_example[0] == '\0')
+				snprintf(rv->st.partial_example, sizeof(rv->st.partial_example),
+				    "domain %jx: the kernel counted %ju denials, the logs read hold %ju",
+				    (uintmax_t)id, (uintmax_t)n, (uintmax_t)have);
 		} else {
 			rv->st.domains_short++;
 			rv->st.domains_records_missing += n - have;

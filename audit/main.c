@@ -366,6 +366,8 @@ main(int argc, char **argv)
 	char **inputs = NULL;
 	size_t ninputs = 0;
 	int own_inputs = 0;	/* default_inputs() strings are ours to free */
+	int *fds = NULL;
+	ino_t *inos = NULL;
 	int c, auparse_engine = 0, follow_mode = 0, kernel = 0, incomplete, last_fd = -1;
 	int dump = 0;
 	uint64_t now = (uint64_t)time(NULL);
@@ -471,19 +473,42 @@ main(int argc, char **argv)
 	if ((rd.buf = malloc(CHUNK + AB_LINE_MAX + 1)) == NULL)
 		die(EXIT_FATAL, "out of memory");
 
-	/* 4. Read every input in order, one pass; warn and go on past anything unreadable. */
-	for (size_t i = 0; i < ninputs && !stop; i++) {
-		int is_stdin = strcmp(inputs[i], "-") == 0, fd, r;
+	/* 4. Open every input first, newest first, then read them oldest first.  auditd may
+	 * rotate while we read (audit.log -> .1 -> .2 ...): open fds keep their files, and
+	 * opening newest first means a rotation in between can only make us open one file
+	 * twice (skipped by inode), never skip one that existed when we started. */
+	if ((fds = calloc(ninputs, sizeof(*fds))) == NULL || (inos = calloc(ninputs, sizeof(*inos))) == NULL)
+		die(EXIT_FATAL, "out of memory");
+	for (size_t k = ninputs; k-- > 0;) {
+		struct stat sb;
 
-		fd = is_stdin ? STDIN_FILENO : open(inputs[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
+		fds[k] = strcmp(inputs[k], "-") == 0 ? STDIN_FILENO : open(inputs[k], O_RDONLY | O_CLOEXEC);
+		if (fds[k] < 0) {
 			/* A rotated file vanishing between glob and open is rotation, not loss. */
-			if (errno == ENOENT && i + 1 < ninputs && strcmp(inputs[i], AUDIT_LOG) != 0)
+			if (errno == ENOENT && own_inputs && strcmp(inputs[k], AUDIT_LOG) != 0) {
+				fds[k] = -2;
 				continue;
-			fprintf(stderr, PROG ": cannot read %s: %s\n", inputs[i], strerror(errno));
+			}
+			fprintf(stderr, PROG ": cannot read %s: %s\n", inputs[k], strerror(errno));
 			st.x.files_failed++;
 			continue;
 		}
+		if (own_inputs && fstat(fds[k], &sb) == 0) {
+			for (size_t j = k + 1; j < ninputs; j++)
+				if (fds[j] >= 0 && inos[j] == sb.st_ino) {
+					close(fds[k]);
+					fds[k] = -2;	/* rotated under us: already open as a newer name */
+					break;
+				}
+			inos[k] = sb.st_ino;
+		}
+	}
+	/* 5. Read every input in order, one pass; warn and go on past anything unreadable. */
+	for (size_t i = 0; i < ninputs && !stop; i++) {
+		int is_stdin = strcmp(inputs[i], "-") == 0, fd = fds[i], r;
+
+		if (fd < 0)
+			continue;
 		if (st.x.oldest_file == NULL)
 			st.x.oldest_file = inputs[i];
 		rd.name = is_stdin ? "(stdin)" : inputs[i];
@@ -502,7 +527,11 @@ main(int argc, char **argv)
 			st.x.files_read++;
 		if (!is_stdin)
 			close(fd);
+		fds[i] = -2;
 	}
+	for (size_t i = 0; i < ninputs; i++)	/* left open by an interruption */
+		if (fds[i] >= 0 && fds[i] != STDIN_FILENO && fds[i] != last_fd)
+			close(fds[i]);
 	if (last_fd >= 0)
 		follow(&rd, inputs[ninputs - 1], last_fd);
 	if (st.x.files_read == 0)
@@ -514,13 +543,13 @@ main(int argc, char **argv)
 	}
 	ab_review_finish(rv);
 
-	/* 5. The answer: sessions or summary tables (denials were printed as they came). */
+	/* 6. The answer: sessions or summary tables (denials were printed as they came). */
 	if (cmd == CMD_SESSIONS)
 		ab_out_sessions(&out, rv);
 	else if (cmd == CMD_SUMMARY)
 		ab_out_summary(&out, rv);
 
-	/* 6. Completeness, with every review: "no denials" must never mean "could not see". */
+	/* 7. Completeness, with every review: "no denials" must never mean "could not see". */
 	{
 		const struct ab_group_stats *gs = st.aup ? ab_aup_stats(st.aup) : ab_group_stats(st.g);
 
@@ -554,5 +583,7 @@ out:
 	for (size_t i = 0; own_inputs && i < ninputs; i++)
 		free(inputs[i]);
 	free(inputs);
+	free(fds);
+	free(inos);
 	return incomplete ? EXIT_INCOMPLETE : EXIT_COMPLETE;
 }

@@ -596,7 +596,8 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		    no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
 	if (x->rs->domains_partial > 0)
 		problem(&p, "%ju Landlock domain(s) created before the oldest record read have "
-		    "denials outside the logs read", (uintmax_t)x->rs->domains_partial);
+		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
+		    x->rs->partial_example);
 	if (json) {
 		fprintf(f, "],\"complete\":%s,\"files\":%zu,\"lines\":%ju,\"events\":%ju,"
 		    "\"serials_seen\":%ju,\"serials_missing\":%ju,\"boots\":%zu,\"kernel_lost\":",

@@ -230,6 +230,7 @@ struct ab_review_stats {
 	uint64_t	 domains_partial, domains_open;
 	uint64_t	 oldest_sec, newest_sec;
 	char		 short_example[160];
+	char		 partial_example[160];
 };
 
 struct ab_review;
