@@ -46,6 +46,15 @@ void	ab_digest_abort(struct ab_digest_ctx *ctx);
 struct ab_pset;
 int	ab_pset_new(struct ab_diag *diag, struct ab_pset **out);
 void	ab_pset_free(struct ab_pset *ps);
+/*
+ * Load for USER only (before parsing; USER must outlive PS): a problem that is a fact
+ * about the host rather than the text (a project directory missing, not a directory,
+ * reached through a symlink) then counts only in [defaults] and [user:USER], not in
+ * another user's section.  Without it (ab_policy_check) every problem counts.
+ */
+void	ab_pset_set_user(struct ab_pset *ps, const char *user);
+/* 0 if nothing went wrong so far, else the first non-policy -errno, else -EINVAL. */
+int	ab_pset_status(const struct ab_pset *ps);
 /* Count a problem found outside parse.c (unsafe file, I/O error) and remember R. */
 void	ab_pset_fail(struct ab_pset *ps, int r, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));

@@ -15,6 +15,10 @@
  * Owner: root.  When the caller is not root (a person running "agentbox check" or the
  * unit tests), files owned by the caller are accepted too: such a process confines
  * nobody, and only fools itself.  pam_agentbox.so runs as root and accepts root only.
+ *
+ * ab_policy_mentions_user reads the same files under the same rules but does not parse
+ * them: it only scans their lines for [user:NAME] headers, so it still answers when the
+ * set is invalid.
  */
 #define _GNU_SOURCE	/* qsort_r, vasprintf, asprintf, strchrnul */
 #include <dirent.h>
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,13 +140,99 @@ read_all(struct ab_pset *ps, int fd, const char *display, char **buf, size_t *le
 }
 
 /*
- * Open, check, read, hash and parse one file.  LOGICAL is the name hashed (see
+ * What becomes of a file's bytes once the file passed the checks: hashed and parsed
+ * into PS (load, check), or only scanned for a [user:NAME] header (mentions).  Problems
+ * with the files themselves are recorded in PS either way.
+ */
+struct sink {
+	struct ab_pset		*ps;
+	struct ab_digest_ctx	*dg;		/* NULL: scan only */
+	const char		*scan_user;	/* the name scanned for */
+	int			 found;		/* a header names it */
+};
+
+static int
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/*
+ * Is line S (N bytes) a section header naming USER?  Deliberately more lenient than the
+ * parser, which refuses most of these: it is asked when the policy is broken, and then a
+ * header meant for USER must count whatever is wrong with it ("  [ User : bob ]",
+ * "[user:bob] junk", no ']'), because answering "not mentioned" lets USER in unconfined.
+ * The name itself is compared exactly, all of it: "bob" never matches [user:bobby].
+ */
+static int
+header_names(const char *s, size_t n, const char *user)
+{
+	const char *close;
+	size_t i = 0, end, j, ulen = strlen(user);
+
+	while (i < n && is_space(s[i]))
+		i++;
+	if (i == n || s[i] != '[')
+		return 0;
+	i++;
+	close = memchr(s + i, ']', n - i);
+	end = close != NULL ? (size_t)(close - s) : n;
+	while (i < end && is_space(s[i]))
+		i++;
+	if (end - i < 4 || strncasecmp(s + i, "user", 4) != 0)
+		return 0;
+	for (i += 4; i < end && is_space(s[i]); i++)
+		;
+	if (i == end || s[i] != ':')
+		return 0;
+	for (i++; i < end && is_space(s[i]); i++)
+		;
+	for (j = end; j > i && is_space(s[j - 1]); j--)
+		;
+	return j - i == ulen && memcmp(s + i, user, ulen) == 0;
+}
+
+/* Does any line of BUF name USER in a section header?  Lines end at '\n'. */
+static int
+scan_mentions(const char *buf, size_t len, const char *user)
+{
+	const char *s = buf, *end = buf + len, *eol;
+
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		s += 3;		/* a UTF-8 byte order mark, as inih allows */
+	for (; s < end; s = eol + 1) {
+		if ((eol = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			eol = end;
+		if (header_names(s, (size_t)(eol - s), user))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+consume(struct sink *sk, const char *logical, const char *display, const char *buf,
+    size_t len)
+{
+	int r;
+
+	if (sk->dg == NULL) {
+		sk->found |= scan_mentions(buf, len, sk->scan_user);
+		return 0;
+	}
+	if ((r = ab_digest_file(sk->dg, logical, buf, len)) != 0)
+		return r;
+	return ab_pset_parse(sk->ps, display, buf, len);
+}
+
+/*
+ * Open, check and read one file, and hand it to SK.  LOGICAL is the name hashed (see
  * digest.c), DISPLAY the one in messages.  -ENOENT is returned quietly.
  */
 static int
-take_file(struct ab_pset *ps, struct ab_digest_ctx *dg, int dirfd, const char *name,
-    const char *logical, const char *display)
+take_file(struct sink *sk, int dirfd, const char *name, const char *logical,
+    const char *display)
 {
+	struct ab_pset *ps = sk->ps;
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
@@ -160,9 +251,7 @@ take_file(struct ab_pset *ps, struct ab_digest_ctx *dg, int dirfd, const char *n
 		ab_pset_fail(ps, r, "%s: fstat: %s", display, strerror(-r));
 	} else if ((r = check_meta(ps, &st, display, 0)) == 0 &&
 	    (r = read_all(ps, fd, display, &buf, &len)) == 0) {
-		if ((r = ab_digest_file(dg, logical, buf, len)) == 0)
-			r = ab_pset_parse(ps, display, buf, len);
-		if (r != 0)
+		if ((r = consume(sk, logical, display, buf, len)) != 0)
 			ab_pset_fail(ps, r, "%s: %s", display, strerror(-r));
 	}
 	free(buf);
@@ -187,8 +276,9 @@ is_dropin(const char *name)
 
 /* policy.d/ *.conf in strcmp order. */
 static int
-take_dropins(struct ab_pset *ps, struct ab_digest_ctx *dg, int dfd, const char *disp_dir)
+take_dropins(struct sink *sk, int dfd, const char *disp_dir)
 {
+	struct ab_pset *ps = sk->ps;
 	struct ab_strv names = { 0 };
 	struct dirent *de;
 	DIR *d;
@@ -228,7 +318,7 @@ take_dropins(struct ab_pset *ps, struct ab_digest_ctx *dg, int dfd, const char *
 			r = -ENOMEM;
 			break;
 		}
-		if ((r = take_file(ps, dg, dfd, names.v[i], logical, display)) == -ENOENT) {
+		if ((r = take_file(sk, dfd, names.v[i], logical, display)) == -ENOENT) {
 			/* Removed while we listed: a race with an admin; refuse, not guess. */
 			ab_pset_fail(ps, r, "%s: vanished while reading", display);
 		}
@@ -240,13 +330,14 @@ take_dropins(struct ab_pset *ps, struct ab_digest_ctx *dg, int dfd, const char *
 }
 
 /*
- * Read ROOT/etc/agentbox/agentbox.conf and policy.d/ *.conf into PS.  A missing
+ * Read ROOT/etc/agentbox/agentbox.conf and policy.d/ *.conf into SK.  A missing
  * agentbox.conf is an error only with REQUIRE_MAIN (agentbox check); a missing policy.d
- * is never one.  Errors are recorded in PS; this returns only -ENOMEM.
+ * is never one.  Errors are recorded in SK's pset; this returns only -ENOMEM.
  */
 static int
-read_set(struct ab_pset *ps, struct ab_digest_ctx *dg, const char *root, int require_main)
+read_set(struct sink *sk, const char *root, int require_main)
 {
+	struct ab_pset *ps = sk->ps;
 	const char *base = root && strcmp(root, "/") != 0 ? root : "";
 	char disp_etc[PATH_MAX], disp_ab[PATH_MAX], disp_conf[PATH_MAX], disp_d[PATH_MAX];
 	int rfd = -1, efd = -1, afd = -1, dfd = -1, r;
@@ -266,12 +357,12 @@ read_set(struct ab_pset *ps, struct ab_digest_ctx *dg, const char *root, int req
 	if (r == 0)
 		r = open_dir(ps, efd, POLICY_SUBDIR, disp_ab, &afd);
 	if (r == 0) {
-		r = take_file(ps, dg, afd, POLICY_CONF, "/" POLICY_ETC "/" POLICY_SUBDIR "/"
+		r = take_file(sk, afd, POLICY_CONF, "/" POLICY_ETC "/" POLICY_SUBDIR "/"
 		    POLICY_CONF, disp_conf);
 		if (r == -ENOENT && require_main)
 			ab_pset_fail(ps, r, "%s: %s", disp_conf, strerror(ENOENT));
 		if (open_dir(ps, afd, POLICY_DROPINS, disp_d, &dfd) == 0)
-			take_dropins(ps, dg, dfd, disp_d);
+			take_dropins(sk, dfd, disp_d);
 	} else if (r == -ENOENT && require_main) {
 		ab_pset_fail(ps, r, "%s: %s", disp_conf, strerror(ENOENT));
 	}
@@ -288,12 +379,12 @@ read_set(struct ab_pset *ps, struct ab_digest_ctx *dg, const char *root, int req
 
 /* One FILE given to agentbox check: the file itself must pass the same checks. */
 static void
-read_one(struct ab_pset *ps, struct ab_digest_ctx *dg, const char *file)
+read_one(struct sink *sk, const char *file)
 {
-	int r = take_file(ps, dg, AT_FDCWD, file, file, file);
+	int r = take_file(sk, AT_FDCWD, file, file, file);
 
 	if (r == -ENOENT)
-		ab_pset_fail(ps, r, "%s: %s", file, strerror(ENOENT));
+		ab_pset_fail(sk->ps, r, "%s: %s", file, strerror(ENOENT));
 }
 
 /* Read, hash, parse and compile; the shared body of load and check. */
@@ -301,25 +392,26 @@ static int
 run(const char *root, const char *file, const char *user, struct ab_policy **out,
     struct ab_strv *users, struct ab_diag *diag)
 {
-	struct ab_digest_ctx *dg = NULL;
-	struct ab_pset *ps = NULL;
+	struct sink sk = { NULL, NULL, NULL, 0 };
 	unsigned char digest[AB_DIGEST_LEN];
 	int r;
 
-	if ((r = ab_pset_new(diag, &ps)) != 0 || (r = ab_digest_begin(&dg)) != 0)
+	if ((r = ab_pset_new(diag, &sk.ps)) != 0 || (r = ab_digest_begin(&sk.dg)) != 0)
 		goto out;
+	if (out != NULL)
+		ab_pset_set_user(sk.ps, user);	/* another user's missing project is no bar */
 	if (file != NULL)
-		read_one(ps, dg, file);
+		read_one(&sk, file);
 	else
-		read_set(ps, dg, root, out == NULL);
-	r = ab_digest_end(dg, digest);
-	dg = NULL;
+		read_set(&sk, root, out == NULL);
+	r = ab_digest_end(sk.dg, digest);
+	sk.dg = NULL;
 	if (r != 0)
 		goto out;
-	r = ab_pset_compile(ps, digest, user, out, users);
+	r = ab_pset_compile(sk.ps, digest, user, out, users);
 out:
-	ab_digest_abort(dg);
-	ab_pset_free(ps);
+	ab_digest_abort(sk.dg);
+	ab_pset_free(sk.ps);
 	return r;
 }
 
@@ -357,4 +449,24 @@ ab_policy_check(const char *root, const char *file, struct ab_strv *users,
     struct ab_diag *diag)
 {
 	return run(root, file, NULL, NULL, users, diag);
+}
+
+int
+ab_policy_mentions_user(const char *root, const char *user)
+{
+	struct ab_diag diag = { 0 };	/* why a file was refused: not asked for here */
+	struct sink sk = { NULL, NULL, user, 0 };
+	int r;
+
+	if (user == NULL || user[0] == '\0')
+		return -EINVAL;
+	if ((r = ab_pset_new(&diag, &sk.ps)) != 0)
+		return r;
+	if ((r = read_set(&sk, root, 0)) == 0)
+		r = ab_pset_status(sk.ps);
+	ab_pset_free(sk.ps);
+	ab_diag_free(&diag);
+	if (r != 0)
+		return r;
+	return sk.found;
 }

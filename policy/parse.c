@@ -52,10 +52,14 @@ struct entry {
 	char		*val;	/* normalised value; for KEY_SECTION the user name or NULL */
 	uint32_t	 file, line;
 	uint32_t	 key;
+	int		 unusable;	/* a project whose directory is not there as written:
+					 * kept so the section still "has a project", never
+					 * built into a policy */
 };
 
 struct ab_pset {
 	struct ab_diag	*diag;
+	const char	*user;		/* loading for this user only; NULL = check all */
 	size_t		 nerr;		/* problems found, whether or not diag kept them */
 	int		 err;		/* first error that is not a policy error */
 	char		**files;	/* display names, by file index */
@@ -88,6 +92,20 @@ ab_pset_new(struct ab_diag *diag, struct ab_pset **out)
 	ps->diag = diag;
 	*out = ps;
 	return 0;
+}
+
+void
+ab_pset_set_user(struct ab_pset *ps, const char *user)
+{
+	ps->user = user;
+}
+
+int
+ab_pset_status(const struct ab_pset *ps)
+{
+	if (ps->err != 0)
+		return ps->err;
+	return ps->nerr != 0 ? -EINVAL : 0;
 }
 
 void
@@ -169,7 +187,7 @@ add_entry(struct reader *rd, uint32_t key, const char *sect, char *val)
 		ps->e = e;
 		ps->cap = cap;
 	}
-	ps->e[ps->n++] = (struct entry){ sect, val, rd->file, rd->line, key };
+	ps->e[ps->n++] = (struct entry){ sect, val, rd->file, rd->line, key, 0 };
 	return 0;
 }
 
@@ -449,33 +467,75 @@ fail:
 }
 
 /*
+ * Does a problem of the current section concern the user being loaded?  Those of
+ * [defaults] (and of lines outside any valid section) concern everyone; those of
+ * [user:NAME] only NAME; and ab_policy_check (no user) wants all of them.
+ */
+static int
+concerns_load(const struct reader *rd)
+{
+	return rd->ps->user == NULL || rd->sect == NULL || strcmp(rd->sect, rd->ps->user) == 0;
+}
+
+/*
  * A project must exist and be a directory, and is stored as its canonical path.  A
  * path that resolves elsewhere through a symlink is refused, not followed: whoever can
  * replace that symlink (the agent, in its own home) could move the project at the next
  * login.
+ *
+ * These are facts about the host now, not about the policy text: a project of
+ * [user:OTHER] deleted last week must not lock every other user out (the PAM module
+ * refuses every login when the load fails).  So they are reported only when they
+ * concern the load (concerns_load), and the project is then kept marked unusable, so
+ * that OTHER's section still has a project and only OTHER's load fails.  Returns 0 when
+ * usable, 1 when unusable for such a reason, -1 after any other failure.
  */
 static int
 check_project(struct reader *rd, const char *path)
 {
 	char *real;
 	struct stat st;
-	int r = -1;
+	int r = 1, report = concerns_load(rd);
 
 	if ((real = realpath(path, NULL)) == NULL) {
-		bad(rd, "project: '%s': %s", path, strerror(errno));
-		return -1;
+		if (errno == ENOMEM) {
+			ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+			return -1;
+		}
+		if (report)
+			bad(rd, "project: '%s': %s", path, strerror(errno));
+		return 1;
 	}
-	if (stat(real, &st) != 0)
-		bad(rd, "project: '%s': %s", path, strerror(errno));
-	else if (!S_ISDIR(st.st_mode))
-		bad(rd, "project: '%s' is not a directory", path);
-	else if (strcmp(real, path) != 0)
-		bad(rd, "project: '%s' resolves to '%s' through a symlink; write the real path",
-		    path, real);
-	else
+	if (stat(real, &st) != 0) {
+		if (report)
+			bad(rd, "project: '%s': %s", path, strerror(errno));
+	} else if (!S_ISDIR(st.st_mode)) {
+		if (report)
+			bad(rd, "project: '%s' is not a directory", path);
+	} else if (strcmp(real, path) != 0) {
+		if (report)
+			bad(rd, "project: '%s' resolves to '%s' through a symlink; write the "
+			    "real path", path, real);
+	} else {
 		r = 0;
+	}
 	free(real);
 	return r;
+}
+
+/* An unusable project (see check_project): kept, marked, in a valid section only. */
+static void
+store_unusable(struct reader *rd, char *val)
+{
+	if (rd->state != SECT_OK) {
+		free(val);
+		return;
+	}
+	if (add_entry(rd, KEY_PROJECT, rd->sect, val) != 0) {
+		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
+		return;
+	}
+	rd->ps->e[rd->ps->n - 1].unusable = 1;
 }
 
 static void
@@ -499,7 +559,15 @@ list_item(struct reader *rd, uint32_t key, const char *s, size_t n)
 
 	switch (key) {
 	case KEY_PROJECT:
-		if ((v = norm_path(rd, name, s, n)) != NULL && check_project(rd, v) != 0) {
+		if ((v = norm_path(rd, name, s, n)) == NULL)
+			break;
+		switch (check_project(rd, v)) {
+		case 0:
+			break;
+		case 1:
+			store_unusable(rd, v);
+			return;
+		default:
 			free(v);
 			v = NULL;
 		}
@@ -785,6 +853,9 @@ apply(struct ab_policy *p, const struct entry *e)
 	};
 	char *s;
 
+	/* Never reached: an unusable project concerning this load failed it already. */
+	if (e->unusable)
+		return -EINVAL;
 	switch (e->key) {
 	case KEY_SECTION:
 		return 0;

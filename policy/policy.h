@@ -85,7 +85,14 @@ void	ab_diag_free(struct ab_diag *diag);
  * Returns 0 with *out set; -ENOENT if USER has no [user:NAME] section (not enrolled);
  * -EINVAL if the policy is malformed (diag says where); another -errno on I/O or safety
  * failure (diag says which file).  The whole policy set is validated, not only USER's
- * sections: one bad line anywhere refuses everyone.
+ * sections: one bad line anywhere (syntax, unknown key or section, bad value, relative
+ * path, conflict, user without any project...) refuses everyone, so that a typo never
+ * silently weakens anyone's policy.  The exception is what is a fact about the host
+ * rather than about the text: a `project` that does not exist, is not a directory or
+ * resolves through a symlink (or cannot be resolved at all).  In [defaults] it refuses
+ * everyone; in [user:NAME] it refuses NAME only (-EINVAL for NAME, reported in NAME's
+ * diag): other users load as if it were not there, and their diag does not mention it.
+ * ab_policy_check reports all of them.
  */
 int	ab_policy_load(const char *root, const char *user, struct ab_policy **out,
 	    struct ab_diag *diag);
@@ -97,6 +104,22 @@ int	ab_policy_load(const char *root, const char *user, struct ab_policy **out,
  */
 int	ab_policy_check(const char *root, const char *file, struct ab_strv *users,
 	    struct ab_diag *diag);
+
+/*
+ * Does any policy file have a section header naming USER?  Reads the same files as
+ * ab_policy_load (ROOT likewise; NULL means "/"), opened and checked under the same
+ * safety rules, but only scans their lines for headers: it answers when the policy set
+ * is otherwise invalid, so that a caller (the PAM module) can tell, when ab_policy_load
+ * fails, whether USER is enrolled (refuse) or not (ignore).  Lenient where leniency
+ * refuses more: blanks anywhere around '[', "user", ':', NAME and ']', "user" in any
+ * case, text after ']', a missing ']' and an indented header all count; NAME itself must
+ * equal USER exactly (never a prefix: "bob" is not in [user:bobby]).
+ * Returns 1 if mentioned, 0 if not, -EINVAL for a NULL or empty USER, and another
+ * -errno if any file cannot be read safely (unsafe owner or mode, symlink, too big, I/O),
+ * whether or not USER was found elsewhere.  A missing agentbox.conf or policy.d is not
+ * an error, as for ab_policy_load.  Additive to the first API.
+ */
+int	ab_policy_mentions_user(const char *root, const char *user);
 
 /*
  * Like ab_policy_load, for the one policy FILE (a path, read under the same safety

@@ -92,6 +92,16 @@ is "$rc" 1 "conflicting scalar across files: exit 1"
 like "$err" "zz.conf:3: network = host for \\[user:agent] conflicts with" "conflict: named"
 rm -f "$R/etc/agentbox/policy.d/zz.conf"
 
+# A project that no longer exists, in one user's section: still reported (the load of
+# that user fails; other users' loads do not, see test_policy).
+printf '[user:gone]\nproject = %s\n' "$T/no-such-project" > "$R/etc/agentbox/policy.d/gone.conf"
+run --root "$R"
+is "$rc" 1 "another user's missing project: exit 1"
+like "$err" "gone.conf:2: project: '$T/no-such-project': No such file or directory" "  named with FILE:LINE"
+run --root "$R" --user agent
+is "$rc" 1 "--user agent: the set is still reported invalid"
+rm -f "$R/etc/agentbox/policy.d/gone.conf"
+
 if [ "$(id -u)" = 0 ]; then
 	chown 65534 "$CONF"
 	run --root "$R"

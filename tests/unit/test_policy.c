@@ -707,6 +707,276 @@ test_unsafe(void)
 	free(root);
 }
 
+/* Load USER from ROOT: r, with *n diagnostics and whether one contains NEEDLE. */
+static int
+load_says(const char *root, const char *user, const char *needle, size_t *n, int *has)
+{
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	int r = ab_policy_load(root, user, &p, &d);
+
+	if (r == 0 && (p == NULL || strcmp(p->user, user) != 0))
+		r = -EBADMSG;		/* 0 must come with USER's policy */
+	if (r != 0 && p != NULL)
+		r = -EBADMSG;		/* and failure without one */
+	*n = d.n;
+	*has = needle != NULL && diag_has(&d, needle);
+	if (r != 0 && needle == NULL)
+		diag_show(&d);
+	ab_policy_free(p);
+	ab_diag_free(&d);
+	return r;
+}
+
+/*
+ * A project that is not (or no longer) there as written, in [user:bob]: bob's load
+ * fails, alice's does not and her diag stays clean, check reports it.  In [defaults] it
+ * fails everyone; a syntax error in bob's section still fails everyone.
+ */
+static void
+test_env_per_user(void)
+{
+	char *root = new_root("envuser"), conf[2048], file[PATH_MAX * 2], link[PATH_MAX * 2];
+	static const char *const who[] = { "alice", "bob", NULL };
+	struct {
+		const char *what, *value, *says;
+	} rows[] = {
+		{ "missing", "/nonexistent-agentbox-env-dir", "No such file or directory" },
+		{ "a file", file, "is not a directory" },
+		{ "through a symlink", link, "through a symlink" },
+		{ "under a file", NULL, "Not a directory" },
+	};
+	char under[PATH_MAX * 2 + 8];
+	struct ab_diag d = { 0 };
+	struct ab_strv users = { 0 };
+	struct ab_policy *p = NULL;
+	size_t i, n;
+	int r, has;
+
+	snprintf(file, sizeof(file), "%s/env-a-file", top);
+	put(top, "env-a-file", "x", -1);
+	snprintf(link, sizeof(link), "%s/env-link-to-p2", top);
+	unlink(link);
+	if (symlink(p2, link) != 0)
+		die("symlink");
+	snprintf(under, sizeof(under), "%s/sub", file);
+	rows[3].value = under;
+
+	put(root, "etc/agentbox/agentbox.conf", "[defaults]\nread = /usr\n", -1);
+	snprintf(conf, sizeof(conf), "[user:alice]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/alice.conf", conf, -1);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\n", rows[i].value);
+		put(root, "etc/agentbox/policy.d/bob.conf", conf, -1);
+		r = load_says(root, "alice", NULL, &n, &has);
+		ok(r == 0 && n == 0, "bob's project %s: alice still loads, clean diag (r=%d, %zu)",
+		    rows[i].what, r, n);
+		r = load_says(root, "bob", rows[i].says, &n, &has);
+		ok(r == -EINVAL && n == 1 && has, "  bob's own load fails, saying '%s' (r=%d)",
+		    rows[i].says, r);
+		r = load_says(root, "carol", NULL, &n, &has);
+		ok(r == -ENOENT && n == 0, "  carol (not enrolled) is -ENOENT, not -EINVAL (r=%d)", r);
+		r = check(root, &d, &users);
+		ok(r == -EINVAL && d.n == 1 && diag_has(&d, "bob.conf:2: project: ") &&
+		    diag_has(&d, rows[i].says) && strv_is(&users, who),
+		    "  check reports it at bob.conf:2, and only it (r=%d, %zu)", r, d.n);
+		if (d.n != 1)
+			diag_show(&d);
+		ab_diag_free(&d);
+		ab_strv_free(&users);
+	}
+
+	/* One bad project among good ones still refuses bob: his box would lack it. */
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\nproject = /nonexistent-ab-x\n"
+	    "project = %s\n", p2, p1);
+	put(root, "etc/agentbox/policy.d/bob.conf", conf, -1);
+	r = load_says(root, "bob", "bob.conf:3: project: '/nonexistent-ab-x'", &n, &has);
+	ok(r == -EINVAL && has, "one missing project among three refuses bob");
+	r = load_says(root, "alice", NULL, &n, &has);
+	ok(r == 0 && n == 0, "  and not alice");
+
+	/* bob split over two files, the bad project in the second; sorted before alice. */
+	rm(root, "etc/agentbox/policy.d/bob.conf");
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\nread = /opt\n", p2);
+	put(root, "etc/agentbox/policy.d/0bob.conf", conf, -1);
+	put(root, "etc/agentbox/policy.d/zbob.conf",
+	    "# later\n[user:bob]\nwrite = /tmp\nproject = /nonexistent-ab-y\n", -1);
+	r = load_says(root, "alice", NULL, &n, &has);
+	ok(r == 0 && n == 0, "bob over two files, second one bad: alice loads");
+	r = load_says(root, "bob", "zbob.conf:4: project: '/nonexistent-ab-y'", &n, &has);
+	ok(r == -EINVAL && has, "  bob does not");
+	rm(root, "etc/agentbox/policy.d/0bob.conf");
+	rm(root, "etc/agentbox/policy.d/zbob.conf");
+
+	/* The section's only project is unusable: no "has no project" error besides. */
+	put(root, "etc/agentbox/policy.d/bob.conf",
+	    "[user:bob]\nproject = /nonexistent-ab-z\n", -1);
+	r = check(root, &d, NULL);
+	ok(r == -EINVAL && d.n == 1 && !diag_has(&d, "has no project"),
+	    "an unusable only project is not also reported as no project");
+	ab_diag_free(&d);
+
+	/* In [defaults] it concerns everyone. */
+	put(root, "etc/agentbox/policy.d/bob.conf", "", -1);
+	put(root, "etc/agentbox/agentbox.conf",
+	    "[defaults]\nread = /usr\nproject = /nonexistent-ab-dflt\n", -1);
+	r = load_says(root, "alice", "agentbox.conf:3: project: '/nonexistent-ab-dflt'", &n, &has);
+	ok(r == -EINVAL && has, "a missing project in [defaults] refuses alice (r=%d)", r);
+	r = load_says(root, "carol", "agentbox.conf:3: project: ", &n, &has);
+	ok(r == -EINVAL && has, "  and the set is unusable for a user without a section too");
+	put(root, "etc/agentbox/agentbox.conf", "[defaults]\nread = /usr\n", -1);
+
+	/* Text errors in bob's section still refuse everyone: a typo must not weaken. */
+	{
+		static const char *const text[][2] = {
+			{ "[user:bob]\nproject = relative/dir\n", "not an absolute path" },
+			{ "[user:bob]\nproject = /a/../b\n", "'.' or '..' component" },
+			{ "[user:bob]\nprojcet = /tmp\n", "unknown key 'projcet'" },
+			{ "[user:bob]\nread = /usr\n", "[user:bob] has no project" },
+			{ "[user:b@b]\nproject = /nonexistent-ab-q\n", "invalid user name" },
+		};
+
+		for (i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+			put(root, "etc/agentbox/policy.d/bob.conf", text[i][0], -1);
+			r = load_says(root, "alice", text[i][1], &n, &has);
+			ok(r == -EINVAL && has, "bob's '%s' still refuses alice (r=%d)", text[i][1], r);
+		}
+	}
+
+	/* ab_policy_load_file: the same rule within one file. */
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = /nonexistent-ab-f\n"
+	    "[user:alice]\nproject = %s\n", p1);
+	put(root, "one.conf", conf, -1);
+	snprintf(file, sizeof(file), "%s/one.conf", root);
+	r = ab_policy_load_file(file, "alice", &p, &d);
+	ok(r == 0 && p != NULL && d.n == 0 && p->project.n == 1 && strcmp(p->project.v[0], p1) == 0,
+	    "load_file: alice loads beside bob's missing project");
+	ab_policy_free(p);
+	p = NULL;
+	ab_diag_free(&d);
+	r = ab_policy_load_file(file, "bob", &p, &d);
+	ok(r == -EINVAL && p == NULL && diag_has(&d, "one.conf:2: project: "),
+	    "load_file: bob does not");
+	ab_diag_free(&d);
+	r = ab_policy_check(NULL, file, NULL, &d);
+	ok(r == -EINVAL && diag_has(&d, "one.conf:2: project: "), "check FILE reports it");
+	ab_diag_free(&d);
+	free(root);
+}
+
+/* ab_policy_mentions_user: a line scan that answers when the set is invalid. */
+static void
+test_mentions(void)
+{
+	char *root = new_root("mentions"), path[PATH_MAX * 2], target[PATH_MAX * 2], *big, *line;
+	static const char drop[] =
+	    "\xef\xbb\xbf[user:bom]\n"		/* a BOM before the first header */
+	    "[defaults]\n"
+	    "raed = /usr\n"				/* the set is invalid */
+	    "[user:alice]\n"
+	    "  [ user : spaced ]  \n"
+	    "\t[user:\ttabbed\t]\r\n"
+	    "[USER:upper]\n"
+	    "[user:junk] trailing text\n"
+	    "[user:noclose\n"
+	    "[user:b@d]\n"
+	    "[user:bobby]\n"
+	    "[user:xcarol]\n"
+	    "[user:dave x]\n"
+	    "# [user:commented]\n"
+	    "; [user:semi]\n"
+	    "read = [user:invalue]\n"
+	    "[users:plural]\n"
+	    "[user:al\0ice]\n"
+	    "[user:after-nul]\n"
+	    "[user:crlf]\r\n"
+	    "[user:last]";				/* no final newline */
+	static const struct {
+		const char *user;
+		int want;
+	} rows[] = {
+		{ "bom", 1 }, { "alice", 1 }, { "spaced", 1 }, { "tabbed", 1 }, { "upper", 1 },
+		{ "junk", 1 }, { "noclose", 1 }, { "b@d", 1 }, { "bobby", 1 },
+		{ "after-nul", 1 }, { "crlf", 1 }, { "last", 1 },
+		{ "bob", 0 }, { "bobb", 0 }, { "carol", 0 }, { "xcaro", 0 }, { "dave", 0 },
+		{ "commented", 0 }, { "semi", 0 }, { "invalue", 0 }, { "plural", 0 },
+		{ "al", 0 }, { "defaults", 0 }, { "user", 0 }, { "Alice", 0 }, { "alice ", 0 },
+	};
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	size_t i;
+	int r, all = 1;
+
+	ok(ab_policy_mentions_user(root, "alice") == 0, "no policy files at all: 0");
+	ok(ab_policy_mentions_user(root, "") == -EINVAL &&
+	    ab_policy_mentions_user(root, NULL) == -EINVAL, "empty or NULL user: -EINVAL");
+	put(root, "etc/agentbox/agentbox.conf", "[defaults]\nread = /usr\n", -1);
+	put(root, "etc/agentbox/policy.d/x.conf", drop, (long)sizeof(drop) - 1);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == -EINVAL && p == NULL, "the set is invalid for ab_policy_load (r=%d)", r);
+	ab_diag_free(&d);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		r = ab_policy_mentions_user(root, rows[i].user);
+		if (r != rows[i].want) {
+			all = 0;
+			diag("'%s': %d, want %d", rows[i].user, r, rows[i].want);
+		}
+	}
+	ok(all, "%zu names: lenient headers count, other names and prefixes never do",
+	    sizeof(rows) / sizeof(rows[0]));
+
+	/* Found in agentbox.conf too, and past a 1 MiB line (no line limit here). */
+	line = repeat('a', 1 << 20);
+	if (asprintf(&big, "[defaults]\nread = /%s\n[user:farmain]\n", line) < 0)
+		die("asprintf");
+	free(line);
+	put(root, "etc/agentbox/agentbox.conf", big, -1);
+	free(big);
+	ok(ab_policy_mentions_user(root, "farmain") == 1, "agentbox.conf read, past a 1 MiB line");
+
+	/* Only policy.d/ *.conf, like the loader: a leftover does not enroll. */
+	put(root, "etc/agentbox/policy.d/y.conf~", "[user:leftover]\n", -1);
+	put(root, "etc/agentbox/policy.d/.hidden.conf", "[user:hidden]\n", -1);
+	ok(ab_policy_mentions_user(root, "leftover") == 0 &&
+	    ab_policy_mentions_user(root, "hidden") == 0, "editor leftovers and hidden files ignored");
+
+	/* Unsafe files: -errno, even for a user found in a safe one. */
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d/y.conf~", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d/x.conf", root);
+	chmod(path, 0664);
+	ok(ab_policy_mentions_user(root, "alice") == -EPERM &&
+	    ab_policy_mentions_user(root, "nobody-here") == -EPERM,
+	    "a group-writable drop-in: -EPERM whoever asks");
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d/z.conf", root);
+	snprintf(target, sizeof(target), "%s/etc/agentbox/agentbox.conf", root);
+	if (symlink(target, path) != 0)
+		die("symlink");
+	ok(ab_policy_mentions_user(root, "alice") == -ELOOP, "a symlinked drop-in: -ELOOP");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d", root);
+	chmod(path, 0777);
+	ok(ab_policy_mentions_user(root, "alice") == -EPERM, "a world-writable policy.d: -EPERM");
+	chmod(path, 0755);
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/etc/agentbox/policy.d/x.conf", root);
+		if (chown(path, 65534, 65534) != 0)
+			die("chown");
+		ok(ab_policy_mentions_user(root, "alice") == -EPERM, "a drop-in owned by uid 65534: -EPERM");
+		if (chown(path, 0, 0) != 0)
+			die("chown");
+	} else if (getenv("CI") != NULL) {
+		ok(0, "cannot run: the ownership case needs root");
+	} else {
+		ok(1, "ownership case # SKIP need root");
+	}
+	snprintf(path, sizeof(path), "%s/etc/agentbox/agentbox.conf", root);
+	unlink(path);
+	ok(ab_policy_mentions_user(root, "alice") == 1, "a missing agentbox.conf is no error");
+	free(root);
+}
+
 /* The shipped default policy passes, and gives an enrolled user what it promises. */
 static void
 test_default_policy(void)
@@ -792,6 +1062,8 @@ main(void)
 	test_errors();
 	test_hostile();
 	test_unsafe();
+	test_env_per_user();
+	test_mentions();
 	test_default_policy();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
