@@ -70,7 +70,6 @@ int	adm_run(const char *const argv[], char **out, int quiet);
 int	adm_valid_username(const char *name);
 int	adm_user_ensure(const char *user, const char *shell, int *created);
 int	adm_user_remove(const char *user);
-int	adm_shells_add(const char *shell);
 int	adm_shells_remove(const char *shell);
 /* Groups that hand out root-equivalent or host-wide powers. */
 extern const char *const adm_privileged_groups[];

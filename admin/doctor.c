@@ -229,10 +229,12 @@ check_install(void)
 		report(OK, NULL, "install: %s", AB_INIT_PATH);
 	else
 		report(FAIL, "make install", "install: %s missing", AB_INIT_PATH);
+	/* Listed, su -m would run the caller's $SHELL: pam_agentbox then refuses su -m. */
 	if (adm_read_file("/etc/shells", &shells, NULL) == 0 && adm_has_line(shells, AB_SHELL_PATH))
-		report(OK, NULL, "install: %s listed in /etc/shells", AB_SHELL_PATH);
+		report(WARN, "remove that line: su -m would bypass it, so pam_agentbox refuses su -m",
+		    "install: %s is listed in /etc/shells", AB_SHELL_PATH);
 	else
-		report(WARN, "agentbox enroll adds it", "install: %s not in /etc/shells",
+		report(OK, NULL, "install: %s not in /etc/shells (su -m keeps the login shell)",
 		    AB_SHELL_PATH);
 	free(shells);
 }

@@ -490,7 +490,10 @@ cmd_enroll(int argc, char **argv)
 		st.shell_before = strdup(old.shell_before);
 	ok_or(adm_user_ensure(user, AB_SHELL_PATH, &created), "create or update the user");
 	st.created = created || old.created;
-	ok_or(adm_shells_add(AB_SHELL_PATH), "add agentbox-shell to /etc/shells");
+	/* Kept OUT of /etc/shells on purpose: util-linux su -m/-p run the caller's $SHELL
+	 * instead of a listed ("unrestricted") passwd shell, and non-root callers may use
+	 * su -s only for unrestricted ones.  Remove a listing an older enroll made. */
+	ok_or(adm_shells_remove(AB_SHELL_PATH), "remove agentbox-shell from /etc/shells");
 	errno = 0;
 	if ((pw = getpwnam(user)) == NULL) {
 		if (!adm_dry_run)
@@ -644,7 +647,6 @@ cmd_unenroll(int argc, char **argv)
 		STEP(adm_pam_disable(), "remove pam_agentbox from the PAM stacks");
 		STEP(adm_auditd_restore(), "restore the auditd settings");
 		STEP(adm_audit_backlog_remove(), "remove the backlog rules file");
-		STEP(adm_shells_remove(AB_SHELL_PATH), "remove agentbox-shell from /etc/shells");
 	}
 	if (remove_user)
 		STEP(adm_user_remove(user), "remove the user");

@@ -1,6 +1,6 @@
 /*
  * The agent account: created with shadow-utils, login shell set to agentbox-shell,
- * the shell listed in /etc/shells.
+ * the shell kept out of /etc/shells (see enroll.c: su -m and -s).
  *
  * Why shell out to useradd/usermod/userdel: they take the shadow lock (lckpwdf), keep
  * passwd, shadow, group and gshadow consistent, pick a free uid from login.defs, create
@@ -96,34 +96,6 @@ adm_user_remove(const char *user)
 	if ((r = adm_run(argv, NULL, 0)) != 0 && r != 12)
 		return r < 0 ? r : -EIO;
 	return 0;
-}
-
-int
-adm_shells_add(const char *shell)
-{
-	char *buf = NULL, *nb;
-	size_t len = 0;
-	int r;
-
-	if ((r = adm_read_file(SHELLS, &buf, &len)) != 0 && r != -ENOENT)
-		return r;
-	if (buf != NULL && adm_has_line(buf, shell)) {
-		free(buf);
-		return 0;
-	}
-	if (!act("add %s to %s", shell, SHELLS)) {
-		free(buf);
-		return 0;
-	}
-	if (asprintf(&nb, "%s%s%s\n", buf ? buf : "",
-	    len > 0 && buf[len - 1] != '\n' ? "\n" : "", shell) == -1) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = adm_write_file(SHELLS, nb, strlen(nb), 0644);
-	free(buf);
-	free(nb);
-	return r;
 }
 
 int
