@@ -316,6 +316,9 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	/* The host's /proc: ours (mounted by pid 1) would not show this process. */
 	if ((s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		r = ab_sess_fail(&s, -errno, "open /proc: %s", strerror(errno));
+	/* Landlock and seccomp come from the login shell: refuse an entry that skips it. */
+	else if ((r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
+		;
 	else if ((r = ab_reaper_open(&s)) == 0) {
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
 			strcpy(cwd, "/");
@@ -353,6 +356,18 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	return PAM_SUCCESS;
 }
 
+/* Is PW's login shell agentbox-shell (the mark agentbox enroll leaves)? */
+static int
+is_agentbox_shell(const struct passwd *pw)
+{
+	const char *base;
+
+	if (pw == NULL || pw->pw_shell == NULL)
+		return 0;
+	base = strrchr(pw->pw_shell, '/');
+	return strcmp(base ? base + 1 : pw->pw_shell, SHELL_NAME) == 0;
+}
+
 static int
 open_session(pam_handle_t *pamh, int argc, const char **argv)
 {
@@ -380,8 +395,7 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 		ab_diag_free(&diag);
 		/* The login shell only works in a box: a user set up for one but without
 		 * a policy section is a half-enrolled user, not an ordinary one. */
-		if (pw != NULL && pw->pw_shell != NULL && strcmp(strrchr(pw->pw_shell, '/') ?
-		    strrchr(pw->pw_shell, '/') + 1 : pw->pw_shell, SHELL_NAME) == 0)
+		if (is_agentbox_shell(pw))
 			return refuse_session(pamh, user, "login shell is " SHELL_NAME " but the "
 			    "policy has no [user:NAME] section for this user", -1);
 		return PAM_IGNORE;
@@ -390,13 +404,22 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 		snprintf(why, sizeof(why), "policy unusable (%s)%s%s", strerror(-r),
 		    diag.n > 0 ? ": " : "", diag.n > 0 ? diag.msg[0] : "");
 		ab_diag_free(&diag);
-		/* Whom the broken policy enrolls is unknown: every session is refused but
-		 * root's, so that an administrator can still log in and repair it. */
+		/* Root can always log in to repair it. */
 		if (pw != NULL && pw->pw_uid == 0) {
 			pam_syslog(pamh, LOG_WARNING, "%s; root's session not confined", why);
 			return PAM_IGNORE;
 		}
-		return refuse_session(pamh, user, why, -1);
+		/* Whom does the broken policy enroll?  A user named in any section header
+		 * (scanned line by line, leniently), or whose login shell is agentbox-shell
+		 * (enroll sets it), is refused; so is everyone when the files cannot be read
+		 * safely.  Anyone else could never get a confined session anyway (entry.c
+		 * refuses a login shell other than agentbox-shell), so refusing them would
+		 * only lock every user out of the host over one agent's policy. */
+		if (is_agentbox_shell(pw) || ab_policy_mentions_user(a.root, user) != 0)
+			return refuse_session(pamh, user, why, -1);
+		pam_syslog(pamh, LOG_WARNING, "%s; %s is not enrolled in it: session not confined",
+		    why, user);
+		return PAM_IGNORE;
 	}
 	ab_diag_free(&diag);
 	r = open_enrolled(pamh, &a, user, pw, pol);

@@ -19,6 +19,14 @@ pam_setup() {
 	install -d -m 0755 "$PAM_ROOT" "$PAM_ROOT/etc" "$PAM_ROOT/etc/agentbox" \
 	    "$PAM_ROOT/etc/agentbox/policy.d" || e2e_die "policy root"
 	PAM_LINE="session required $PAM_SO root=$PAM_ROOT init=$PAM_INIT debug"
+	# These tests look at the privileged half alone: the world the module builds, without
+	# the shell's Landlock and seccomp (tests/e2e/shell.t covers those).  The module only
+	# opens sessions whose login shell is agentbox-shell, so enrolled test users get a
+	# stand-in of that name that runs bash (under /usr/local: the world's /tmp is private).
+	PAM_WORLD_SHELL=/usr/local/lib/abt-pam/agentbox-shell
+	install -d -m 0755 "${PAM_WORLD_SHELL%/*}" || e2e_die "stand-in shell dir"
+	printf '#!/bin/sh\nexec /bin/bash "$@"\n' > "$PAM_WORLD_SHELL" &&
+	    chmod 0755 "$PAM_WORLD_SHELL" || e2e_die "stand-in shell"
 	# The world's /run binds the host's own entries; if the host has the module's pinned
 	# netns directory, the sessions of this world must not write into it.
 	if [ -d /run/agentbox-netns ]; then

@@ -12,8 +12,8 @@
 . "$(dirname "$0")/lib-pam.sh"
 E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
 pam_setup
-pam_user abt_pam1
-pam_user abt_pam2
+pam_user abt_pam1 "$PAM_WORLD_SHELL"
+pam_user abt_pam2 "$PAM_WORLD_SHELL"
 pam_user abt_plain
 PORT=2201
 P=/home/abt_pam1/proj
@@ -108,9 +108,24 @@ e2e_sshd_start $PORT || e2e_die "test sshd on $PORT"
 
 out=$(su abt_pam1 -c "$probe" 2>&1);			expect_box "su -c" "$out"; expect_gone "su -c"
 out=$(su - abt_pam1 -c "$probe" 2>&1);			expect_box "su -" "$out"; expect_gone "su -"
-out=$(runuser -u abt_pam1 -- $probe 2>&1);		expect_box "runuser" "$out"; expect_gone "runuser"
+out=$(runuser abt_pam1 -c "$probe" 2>&1);		expect_box "runuser" "$out"; expect_gone "runuser"
 out=$(runuser -l abt_pam1 -c "$probe" 2>&1);		expect_box "runuser -l" "$out"; expect_gone "runuser -l"
-out=$(sudo -u abt_pam1 $probe 2>&1);			expect_box "sudo -u" "$out"; expect_gone "sudo -u"
+# Entry paths that would exec something other than the login shell (so no Landlock,
+# no seccomp, the caller's environment) are refused, with the reason in the auth log.
+expect_refused() {
+	local name=$1 why=$2; shift 2
+	pam_authlog_since
+	out=$("$@" 2>&1)
+	unlike "$out" "done=1" "$name: refused, the probe did not run"
+	pam_authlog_find "refusing session of abt_pam1: service [a-z-]+: $why" >/dev/null
+	check $? "$name: the auth log says why ($why)"
+	expect_gone "$name"
+}
+expect_refused "sudo -u CMD" "sudo without -i" sudo -u abt_pam1 $probe
+expect_refused "runuser -u CMD" "runuser -u runs" runuser -u abt_pam1 -- $probe
+expect_refused "root's su -s /bin/sh" "--shell would run" su -s /bin/sh abt_pam1 -c "$probe"
+expect_refused "su --sh=/bin/sh (abbreviated, permuted)" "--shell would run" \
+	su abt_pam1 --sh=/bin/sh -c "$probe"
 out=$(sudo -iu abt_pam1 $probe 2>&1);			expect_box "sudo -iu" "$out"; expect_gone "sudo -iu"
 out=$(su abt_pam1 -c "$PROBE_DIR/probe $T $HOSTPID $PORT" 2>&1)
 expect_box "su, project under /tmp" "$out"; expect_gone "su, project under /tmp"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib-pam.sh"
 E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
 pam_setup
-pam_user abt_pam1
+pam_user abt_pam1 "$PAM_WORLD_SHELL"
 pam_user abt_plain
 pam_stack su
 P=/home/abt_pam1/proj
@@ -50,8 +50,13 @@ project = $P
 no_such_key = 1
 EOF
 refused "malformed policy" "policy unusable"
+# A user the broken policy does not name, whose shell is not agentbox-shell, could never
+# get a confined session: refusing them would lock the whole host out over one typo.
 out=$(su abt_plain -c 'echo PLAIN' 2>&1)
-unlike "$out" PLAIN "malformed policy: an unenrolled user is refused too (enrolment unknown)"
+like "$out" PLAIN "malformed policy: a user it does not name is not locked out"
+pam_user abt_pam3 "$PAM_WORLD_SHELL"
+out=$(su abt_pam3 -c 'echo INSIDE' 2>&1)
+unlike "$out" INSIDE "malformed policy: a user whose shell is agentbox-shell is refused (enrolment unknown)"
 out=$(su root -c 'echo ROOT' 2>&1)
 like "$out" ROOT "malformed policy: root's su still works (the admin can repair it)"
 
@@ -110,7 +115,7 @@ sed -i "s|init=/nonexistent/agentbox-init|init=$PAM_INIT|" /etc/pam.d/su
 # 6. A user set up for the box (login shell agentbox-shell) but without a section.
 pam_user abt_pam2 /usr/local/sbin/agentbox-shell
 pam_authlog_since
-out=$(su -s /bin/sh abt_pam2 -c 'echo INSIDE' 2>&1)
+out=$(su abt_pam2 -c 'echo INSIDE' 2>&1)
 unlike "$out" INSIDE "agentbox-shell user without a policy section: refused"
 pam_authlog_find "refusing session of abt_pam2: login shell is agentbox-shell" >/dev/null
 check $? "agentbox-shell user without a policy section: auth log says why"

@@ -13,18 +13,20 @@ TRY="$BUILD/tests/pam_try"
 TRY_SAN="$BUILD/tests/pam_try_san"
 SAN_SO="$BUILD/san/pam_agentbox.so"
 [ -x "$TRY" ] || e2e_die "build first: make $TRY"
-pam_user abt_pam1
+pam_user abt_pam1 "$PAM_WORLD_SHELL"
 pam_user abt_plain
 pam_user abt_pam2 /usr/local/sbin/agentbox-shell
 P=/home/abt_pam1/proj
 install -d -o abt_pam1 -g abt_pam1 "$P" "$P/secrets"
 echo s > "$P/.env"; chown abt_pam1: "$P/.env"
-CONF="$E2E_DIR/pamconf"; mkdir -p "$CONF"
+# One confdir per stack, each holding a service file named "su": the module opens
+# sessions only for services known to run the login shell (pam_module/entry.c).
+CONF="$E2E_DIR/pamconf"; mkdir -p "$CONF"/alone "$CONF"/permit "$CONF"/bogus "$CONF"/san "$CONF"/tmpinit
 ARGS="root=$PAM_ROOT init=$PAM_INIT"
-echo "session required $PAM_SO $ARGS" > "$CONF/alone"
-printf 'session required %s %s\nsession required pam_permit.so\n' "$PAM_SO" "$ARGS" > "$CONF/permit"
-echo "session required $PAM_SO $ARGS bogus=1" > "$CONF/bogus"
-echo "session required $SAN_SO $ARGS" > "$CONF/san"
+echo "session required $PAM_SO $ARGS" > "$CONF/alone/su"
+printf 'session required %s %s\nsession required pam_permit.so\n' "$PAM_SO" "$ARGS" > "$CONF/permit/su"
+echo "session required $PAM_SO $ARGS bogus=1" > "$CONF/bogus/su"
+echo "session required $SAN_SO $ARGS" > "$CONF/san/su"
 good_policy() {
 	pam_policy <<-EOF
 	[user:abt_pam1]
@@ -51,47 +53,48 @@ install -d -m 0755 /home/abt-probe
 chmod 0755 /home/abt-probe/inside
 INSIDE="exec setpriv --reuid=$(id -u abt_pam1) --regid=$(id -g abt_pam1) --clear-groups /home/abt-probe/inside"
 
-is "$(AB_TRY_CMD="$INSIDE" "$TRY" "$CONF" alone abt_pam1)" \
+is "$(AB_TRY_CMD="$INSIDE" "$TRY" "$CONF/alone" su abt_pam1)" \
     "open=PAM_SUCCESS cmd=0 close=PAM_SUCCESS close2=PAM_SUCCESS" \
     "enrolled: open PAM_SUCCESS, confined pid 2, close PAM_SUCCESS twice (idempotent)"
-is "$("$TRY" "$CONF" alone abt_plain)" "open=PAM_PERM_DENIED" \
+is "$("$TRY" "$CONF/alone" su abt_plain)" "open=PAM_PERM_DENIED" \
     "unenrolled: the module returns PAM_IGNORE (a lone-module stack: PAM_PERM_DENIED)"
-is "$("$TRY" "$CONF" permit abt_plain)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+is "$("$TRY" "$CONF/permit" su abt_plain)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
     "unenrolled: the session stack succeeds"
-is "$("$TRY" "$CONF" bogus abt_pam1)" "open=PAM_SYSTEM_ERR" "unknown module argument: PAM_SYSTEM_ERR"
-is "$("$TRY" "$CONF" bogus abt_plain)" "open=PAM_SYSTEM_ERR" \
+is "$("$TRY" "$CONF/bogus" su abt_pam1)" "open=PAM_SYSTEM_ERR" "unknown module argument: PAM_SYSTEM_ERR"
+is "$("$TRY" "$CONF/bogus" su abt_plain)" "open=PAM_SYSTEM_ERR" \
     "unknown module argument: PAM_SYSTEM_ERR for an unenrolled user too"
-is "$("$TRY" "$CONF" alone abt_pam2)" "open=PAM_SYSTEM_ERR" \
+is "$("$TRY" "$CONF/alone" su abt_pam2)" "open=PAM_SYSTEM_ERR" \
     "agentbox-shell login shell without a policy section: PAM_SYSTEM_ERR"
-is "$("$TRY" "$CONF" alone abt_ghost)" "open=PAM_SYSTEM_ERR" \
+is "$("$TRY" "$CONF/alone" su abt_ghost)" "open=PAM_SYSTEM_ERR" \
     "enrolled name missing from passwd: PAM_SYSTEM_ERR"
 pam_policy <<EOF
 [user:root]
 project = $P
 EOF
-is "$("$TRY" "$CONF" alone root)" "open=PAM_SYSTEM_ERR" "root enrolled: PAM_SYSTEM_ERR (root cannot be confined)"
+is "$("$TRY" "$CONF/alone" su root)" "open=PAM_SYSTEM_ERR" "root enrolled: PAM_SYSTEM_ERR (root cannot be confined)"
 pam_policy <<EOF
 [user:abt_pam1]
 project = $P
 network = sideways
 EOF
-is "$("$TRY" "$CONF" alone abt_pam1)" "open=PAM_SYSTEM_ERR" "bad policy: PAM_SYSTEM_ERR (never PAM_SESSION_ERR)"
-is "$("$TRY" "$CONF" permit abt_plain)" "open=PAM_SYSTEM_ERR" "bad policy: an unenrolled user is refused too"
-is "$("$TRY" "$CONF" alone root)" "open=PAM_PERM_DENIED" "bad policy: root is let through (PAM_IGNORE)"
+is "$("$TRY" "$CONF/alone" su abt_pam1)" "open=PAM_SYSTEM_ERR" "bad policy: PAM_SYSTEM_ERR (never PAM_SESSION_ERR)"
+is "$("$TRY" "$CONF/permit" su abt_plain)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+    "bad policy: a user it does not name (shell not agentbox-shell) is not locked out"
+is "$("$TRY" "$CONF/alone" su root)" "open=PAM_PERM_DENIED" "bad policy: root is let through (PAM_IGNORE)"
 chmod 0666 "$PAM_ROOT/etc/agentbox/agentbox.conf"
 good_policy
 chmod 0666 "$PAM_ROOT/etc/agentbox/agentbox.conf"
-is "$("$TRY" "$CONF" alone abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable policy: PAM_SYSTEM_ERR"
+is "$("$TRY" "$CONF/alone" su abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable policy: PAM_SYSTEM_ERR"
 chmod 0644 "$PAM_ROOT/etc/agentbox/agentbox.conf"
 
 # agentbox-init is opened before the world is built: a path under /tmp (which the
 # session replaces) still works; one that others could have written is refused.
 install -m 0755 "$PAM_INIT" "$E2E_DIR/agentbox-init"
-echo "session required $PAM_SO root=$PAM_ROOT init=$E2E_DIR/agentbox-init" > "$CONF/tmpinit"
-is "$("$TRY" "$CONF" tmpinit abt_pam1)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+echo "session required $PAM_SO root=$PAM_ROOT init=$E2E_DIR/agentbox-init" > "$CONF/tmpinit/su"
+is "$("$TRY" "$CONF/tmpinit" su abt_pam1)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
     "agentbox-init under /tmp: opened before /tmp is replaced"
 chmod 0777 "$E2E_DIR/agentbox-init"
-is "$("$TRY" "$CONF" tmpinit abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable agentbox-init: PAM_SYSTEM_ERR"
+is "$("$TRY" "$CONF/tmpinit" su abt_pam1)" "open=PAM_SYSTEM_ERR" "world-writable agentbox-init: PAM_SYSTEM_ERR"
 
 # A home that does not exist has nothing to mask: su logs in with HOME=/, so do we.
 install -d -o abt_pam1 -g abt_pam1 /home/abt-proj
@@ -101,21 +104,21 @@ project = /home/abt-proj
 mask = .env
 EOF
 mv /home/abt_pam1 /home/abt_pam1.away
-is "$("$TRY" "$CONF" alone abt_pam1)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+is "$("$TRY" "$CONF/alone" su abt_pam1)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
     "enrolled user whose home does not exist: confined"
 mv /home/abt_pam1.away /home/abt_pam1
 good_policy
 
 # The enrolled path and the refusal path under ASan/UBSan.
 if [ -x "$TRY_SAN" ] && [ -f "$SAN_SO" ]; then
-	out=$(AB_TRY_CMD="$INSIDE" ASAN_OPTIONS=detect_leaks=1 "$TRY_SAN" "$CONF" san abt_pam1 2>&1)
+	out=$(AB_TRY_CMD="$INSIDE" ASAN_OPTIONS=detect_leaks=1 "$TRY_SAN" "$CONF/san" su abt_pam1 2>&1)
 	is "$out" "open=PAM_SUCCESS cmd=0 close=PAM_SUCCESS close2=PAM_SUCCESS" \
 	    "ASan/UBSan: enrolled open/close clean (no error, no leak)"
 	pam_policy <<-EOF
 	[user:abt_pam1]
 	project = $P/missing
 	EOF
-	out=$(ASAN_OPTIONS=detect_leaks=1 "$TRY_SAN" "$CONF" san abt_pam1 2>&1)
+	out=$(ASAN_OPTIONS=detect_leaks=1 "$TRY_SAN" "$CONF/san" su abt_pam1 2>&1)
 	is "$out" "open=PAM_SYSTEM_ERR" "ASan/UBSan: refusal path clean"
 else
 	not_ok "sanitized module or pam_try_san not built"

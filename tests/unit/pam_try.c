@@ -103,7 +103,7 @@ main(int argc, char **argv)
 	if (setns(pidns, CLONE_NEWPID) == -1)
 		perror("pam_try: setns back to our pid namespace");
 	close(pidns);
-	if (getenv("AB_TRY_CMD") != NULL)	/* a session was opened: its /proc is on top */
+	if (rc == PAM_SUCCESS && getenv("AB_TRY_CMD") != NULL)	/* its /proc is on top */
 		(void)umount2("/proc", MNT_DETACH);
 	return 0;
 }
