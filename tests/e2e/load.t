@@ -16,18 +16,24 @@ esc_need_sshd
 uid=$(id -u "$ESC_AGENT")
 
 # Which of the round's session namespaces (mnt:[N] pid:[N], from the sessions' own
-# status lines) does anything on the machine still hold: a process in it (the session's
-# pid 1 is root's, so uids are not enough), an fd on it, or a bind mount of it?  Exact,
-# so tests running beside this one do not disturb it.
+# status lines) does anything still hold: a process in it (the session's pid 1 is
+# root's, so uids are not enough) or an fd on it?  Only processes whose audit loginuid is
+# the agent's count: namespace inode numbers are recycled, and tests running beside this
+# one make namespaces of their own all the time.
 ns_held() {
-	local want
+	local want p
 	want=$(grep -ho 'mnt=mnt:\[[0-9]*\]\|pidns=pid:\[[0-9]*\]' "$@" | sed 's/^[a-z]*=//' | sort -u)
 	[ -n "$want" ] || return 0
-	{ ls -l /proc/[0-9]*/ns/mnt /proc/[0-9]*/ns/pid /proc/[0-9]*/fd 2>/dev/null; cat /proc/self/mountinfo; } |
-	    grep -oF "$want" | sort | uniq -c | head -n 5
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/loginuid" 2>/dev/null)" = "$uid" ] || continue
+		ls -l "$p/ns/mnt" "$p/ns/pid" "$p/fd" 2>/dev/null | grep -oF "$want" | sed "s|^|${p#/proc/}:|"
+	done | head -n 5
 }
+# The module pins its shared empty network namespace with an nsfs mount in the caller's
+# namespace at the first network=none login (by design): not a session's mount.
+count_mounts() { grep -cv ' nsfs ' /proc/self/mountinfo; }
 sshd_fds() { ls "/proc/$E2E_SSHD_PID/fd" | wc -l; }
-fds0=$(sshd_fds) mnt0=$(wc -l < /proc/self/mountinfo)
+fds0=$(sshd_fds) mnt0=$(count_mounts)
 
 e2e_audit_since
 start=$(date +%s.%N)
@@ -46,7 +52,7 @@ for r in $(seq 1 "$rounds"); do
 		sleep 0.1
 	done
 	procs=$(ps -e -o uid=,pid=,args= | awk -v u="$uid" '$1 == u')
-	ns=$(ns_held "$out"/$r-*) fds=$(sshd_fds) mnt=$(wc -l < /proc/self/mountinfo)
+	ns=$(ns_held "$out"/$r-*) fds=$(sshd_fds) mnt=$(count_mounts)
 	if [ -n "$procs" ] || [ -n "$ns" ] || [ "$fds" -gt "$fds0" ] || [ "$mnt" -gt "$mnt0" ]; then
 		bad_rounds=$((bad_rounds + 1))
 		diag "round $r left: procs=[$(echo "$procs" | head -n 3 | tr '\n' ';')] ns held=[$(echo $ns)] sshd fds $fds0->$fds mounts $mnt0->$mnt"
@@ -74,15 +80,21 @@ for i in $(seq 1 50); do
 	[ "$(grep -c 'op=agentbox-session-end' "$E2E_DIR/load.log")" -ge "$total" ] && break
 	sleep 0.2
 done
-"$ESC_AUDIT_TOOL" sessions --input "$E2E_DIR/load.log" --json >"$E2E_DIR/load-sessions.json" 2>/dev/null
+"$ESC_AUDIT_TOOL" sessions --input "$E2E_DIR/load.log" --json >"$E2E_DIR/load-sessions.json" 2>"$E2E_DIR/load-sessions.err"
 "$ESC_AUDIT_TOOL" --input "$E2E_DIR/load.log" --user "$ESC_AGENT" --json >"$E2E_DIR/load-denials.json" 2>/dev/null
 listed=0 denied=0
 for s in $sess; do
-	jq -e --argjson s "$s" 'select(.session == $s)' "$E2E_DIR/load-sessions.json" >/dev/null 2>&1 &&
+	jq -e -s --argjson s "$s" 'any(.[]; .session == $s)' "$E2E_DIR/load-sessions.json" >/dev/null 2>&1 &&
 	    listed=$((listed + 1))
 done
 denied=$(jq -r 'select(.comm | test("^e-L")) | .session' "$E2E_DIR/load-denials.json" 2>/dev/null | sort -un | grep -c .)
 is "$listed" "$total" "agentbox-audit sessions lists all $total sessions"
+if [ "$listed" != "$total" ]; then
+	diag "session-start records in the slice: $(grep -c 'op=agentbox-session-start' "$E2E_DIR/load.log"), ends: $(grep -c 'op=agentbox-session-end' "$E2E_DIR/load.log")"
+	diag "sessions json: $(head -c 300 "$E2E_DIR/load-sessions.json")"
+	diag "stderr: $(head -c 300 "$E2E_DIR/load-sessions.err")"
+	diag "one start record: $(grep -m1 'op=agentbox-session-start' "$E2E_DIR/load.log" | head -c 400)"
+fi
 is "$denied" "$total" "agentbox-audit lists the .env denial of all $total sessions"
 rm -f /etc/ssh/sshd_config.d/zz-esc-load.conf
 finish
