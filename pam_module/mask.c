@@ -6,6 +6,15 @@
  * non-directories only ever opened O_PATH, never for reading; depth, entries and
  * hardlink records bounded; every error fails the login.
  *
+ * match   patterns are matched ignoring ASCII case (AB_PATTERN_CASEFOLD), masks and
+ *         protects alike: a secret checked out on macOS or Windows as ".ENV" or
+ *         "server.PEM" is the same secret, and on a case-folding directory (ext4 +F,
+ *         vfat) ".GIT/hooks" is the ".git/hooks" git opens (FINDINGS F3).  Over-matching
+ *         is a denial, under-matching a leak.  A mask also applies to an entry whose name,
+ *         with an editor or backup decoration removed (ab_pattern_undecorate: "X~",
+ *         "#X#", ".#X", ".X.swp", "X.bak", "X.orig", "X.1", ...), matches: the copy holds
+ *         the same secret (FINDINGS F4).  Protects are not widened so: a writable
+ *         ".bashrc~" runs nowhere.
  * mask    a matching name gets a root-owned mode-0000 empty file (or directory)
  *         mounted over it, so every access is an EACCES the per-uid exit rules audit.
  *         Mounted onto the O_PATH fd we walked to (open_tree + move_mount), never onto a
@@ -61,6 +70,8 @@ struct link_rec {
 struct pset {
 	struct prefilter *f;
 	size_t		  n;
+	unsigned int	  flags;	/* AB_PATTERN_* */
+	int		  decorated;	/* also names with a decoration removed */
 };
 
 struct walk {
@@ -73,35 +84,63 @@ struct walk {
 	struct stat	*prot;		/* (dev, ino) protected already: overlapping trees */
 	size_t		 nprot;
 	char		 rel[PATH_MAX];	/* path of the current entry relative to root */
+	char		 alt[PATH_MAX];	/* rel with a decoration of its last name removed */
 };
 
 static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode);
 
 static int
-pset_make(struct walk *w, struct pset *ps, const struct ab_strv *pats)
+pset_make(struct walk *w, struct pset *ps, const struct ab_strv *pats, int decorated)
 {
 	size_t i;
 
+	ps->flags = AB_PATTERN_CASEFOLD;
+	ps->decorated = decorated;
 	if (pats->n == 0)
 		return 0;
 	if ((ps->f = calloc(pats->n, sizeof(*ps->f))) == NULL)
 		return ab_sess_fail(w->s, -ENOMEM, "out of memory");
 	for (i = 0; i < pats->n; i++)
-		ab_prefilter_make(&ps->f[i], pats->v[i]);
+		ab_prefilter_make(&ps->f[i], pats->v[i], ps->flags);
 	ps->n = pats->n;
 	return 0;
 }
 
-/* Does the entry NAME (path REL from the tree root) match a pattern of PS? */
+/* Does REL (from the tree root), whose last component is NAME[0..LEN), match PS? */
 static int
-matches(const struct pset *ps, const char *rel, const char *name, int is_dir)
+match_path(const struct pset *ps, const char *rel, const char *name, size_t len, int is_dir)
 {
-	size_t i, len = strlen(name);
+	size_t i;
 
 	for (i = 0; i < ps->n; i++)
 		if (ab_prefilter_pass(&ps->f[i], name, len) &&
-		    ab_pattern_match(ps->f[i].pat, rel, is_dir))
+		    ab_pattern_match_flags(ps->f[i].pat, rel, is_dir, ps->flags))
 			return 1;
+	return 0;
+}
+
+/*
+ * Does the entry NAME, w->rel[0..RLEN), match a pattern of PS, as it is or (PS
+ * decorated) with one of its decorations removed?  Only the last component is
+ * undecorated: its parents did not match, or the walk would not be here.
+ */
+static int
+matches(struct walk *w, const struct pset *ps, const char *name, size_t rlen, int is_dir)
+{
+	struct ab_name_span sp[AB_UNDECORATE_MAX];
+	size_t len = strlen(name), dir = rlen - len, i, n;
+
+	if (match_path(ps, w->rel, name, len, is_dir))
+		return 1;
+	if (!ps->decorated || ps->n == 0 || (n = ab_pattern_undecorate(name, sp)) == 0)
+		return 0;
+	memcpy(w->alt, w->rel, dir);	/* a span is shorter than NAME: it fits */
+	for (i = 0; i < n; i++) {
+		memcpy(w->alt + dir, name + sp[i].off, sp[i].len);
+		w->alt[dir + sp[i].len] = '\0';
+		if (match_path(ps, w->alt, w->alt + dir, sp[i].len, is_dir))
+			return 1;
+	}
 	return 0;
 }
 
@@ -392,9 +431,9 @@ visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
 	switch (mode) {
 	case W_APPLY:
 	case W_PROTECTED:
-		if (matches(&w->mask, w->rel, de->d_name, is_dir))
+		if (matches(w, &w->mask, de->d_name, len, is_dir))
 			return mask_entry(w, dirfd, de->d_name, depth, len);
-		prot = mode == W_APPLY && matches(&w->protect, w->rel, de->d_name, is_dir);
+		prot = mode == W_APPLY && matches(w, &w->protect, de->d_name, len, is_dir);
 		if (is_dir)
 			return descend(w, dirfd, de->d_name, depth, len,
 			    prot ? W_PROTECTED : mode, prot);
@@ -532,8 +571,8 @@ ab_mask_apply(struct ab_sess *s)
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return ab_sess_fail(s, -ENOMEM, "out of memory");
 	w->s = s;
-	if ((r = pset_make(w, &w->mask, &s->pol->mask)) == 0 &&
-	    (r = pset_make(w, &w->protect, &s->pol->protect)) == 0)
+	if ((r = pset_make(w, &w->mask, &s->pol->mask, 1)) == 0 &&
+	    (r = pset_make(w, &w->protect, &s->pol->protect, 0)) == 0)
 		r = walk_roots(w, W_APPLY);
 	if (r == 0 && w->nlinks != 0)
 		r = walk_roots(w, W_LINKS);

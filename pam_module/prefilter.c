@@ -2,15 +2,40 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "policy.h"
 #include "prefilter.h"
 
+/* memcmp, or its ASCII case-insensitive twin (strncasecmp would stop at a NUL and
+ * follow the locale). */
+static int
+same(const char *a, const char *b, size_t n, int fold)
+{
+	size_t i;
+	int x, y;
+
+	if (!fold)
+		return memcmp(a, b, n) == 0;
+	for (i = 0; i < n; i++) {
+		x = (unsigned char)a[i];
+		y = (unsigned char)b[i];
+		if (x >= 'A' && x <= 'Z')
+			x += 'a' - 'A';
+		if (y >= 'A' && y <= 'Z')
+			y += 'a' - 'A';
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
 void
-ab_prefilter_make(struct prefilter *f, const char *pat)
+ab_prefilter_make(struct prefilter *f, const char *pat, unsigned int flags)
 {
 	size_t len = strlen(pat), start, i, first = SIZE_MAX, last = SIZE_MAX;
 
 	memset(f, 0, sizeof(*f));
 	f->pat = pat;
+	f->fold = (flags & AB_PATTERN_CASEFOLD) != 0;
 	while (len > 0 && pat[len - 1] == '/')		/* "dir/": directories only */
 		len--;
 	for (start = len; start > 0 && pat[start - 1] != '/'; start--)
@@ -43,7 +68,7 @@ ab_prefilter_pass(const struct prefilter *f, const char *name, size_t n)
 	if (f->pre == NULL)
 		return 1;
 	if (f->literal)
-		return n == f->npre && memcmp(name, f->pre, n) == 0;
-	return n >= f->npre + f->nsuf && memcmp(name, f->pre, f->npre) == 0 &&
-	    memcmp(name + n - f->nsuf, f->suf, f->nsuf) == 0;
+		return n == f->npre && same(name, f->pre, n, f->fold);
+	return n >= f->npre + f->nsuf && same(name, f->pre, f->npre, f->fold) &&
+	    same(name + n - f->nsuf, f->suf, f->nsuf, f->fold);
 }

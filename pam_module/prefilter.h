@@ -18,16 +18,19 @@
  * must equal it; otherwise the name must start with the literal text before the first
  * '*', '?', '[' and end with the literal text after the last '*', '?' or class-closing
  * ']'.  A last component with a '\' escape, or "**", is not filtered.
+ * With AB_PATTERN_CASEFOLD (policy.h) the literal text is compared in either ASCII case,
+ * as the matcher does.
  */
 struct prefilter {
 	const char	*pat;
 	const char	*pre, *suf;	/* into pat; NULL: no filter */
 	size_t		 npre, nsuf;
 	int		 literal;	/* the last component has no special byte */
+	int		 fold;		/* AB_PATTERN_CASEFOLD */
 };
 
-/* Fill F for PAT (kept, not copied). */
-void	ab_prefilter_make(struct prefilter *f, const char *pat);
+/* Fill F for PAT (kept, not copied), to be matched with FLAGS (AB_PATTERN_*). */
+void	ab_prefilter_make(struct prefilter *f, const char *pat, unsigned int flags);
 /* 0 only if PAT cannot match an entry called NAME, of length LEN (whose parents did
  * not match). */
 int	ab_prefilter_pass(const struct prefilter *f, const char *name, size_t len);

@@ -20,7 +20,16 @@
  *     check-ignore" reports files inside an ignored directory).
  * Not supported, and refused by ab_pattern_valid: '!' re-inclusion (a mask that could be
  * punched through is not a mask), a leading '#' (a comment in gitignore).
+ *
+ * AB_PATTERN_CASEFOLD (git's core.ignorecase, wildmatch's WM_CASEFOLD): ASCII letters
+ * match either case, in literals and in classes ("[a-c]" takes 'B', "[[:upper:]]" takes
+ * 'q').  Only ASCII is folded: the PAM module must not depend on the locale, and a
+ * case-insensitive file system's Unicode folding is not ours to reproduce.
+ *
+ * ab_pattern_undecorate: the names an editor or a backup habit derives from a name
+ * (FINDINGS F4), so that the mask walk can mask "key.pem~" wherever "*.pem" applies.
  */
+#define _GNU_SOURCE	/* memrchr */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -321,13 +330,44 @@ set_empty(const struct pat *pt, const struct set *s)
 	return 1;
 }
 
+static int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static int
+upper(int c)
+{
+	return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+}
+
+/*
+ * Does the class at P[I] take byte C?  Under FOLD, as git's WM_CASEFOLD: C is in the
+ * listed set if either of its cases is, and a negated class ("[!a]") takes C only if
+ * neither case is listed.
+ */
+static int
+class_has(const struct pat *pt, size_t i, int c, int fold)
+{
+	int neg = pt->p[i + 1] == '!' || pt->p[i + 1] == '^', m1, m2;
+	const char *why;
+
+	if (class_scan(pt->p, pt->len, i, c, &m1, &why) == 0)
+		return 0;
+	if (!fold || lower(c) == upper(c))
+		return m1;
+	c = c == lower(c) ? upper(c) : lower(c);
+	if (class_scan(pt->p, pt->len, i, c, &m2, &why) == 0)
+		return 0;
+	return neg ? m1 && m2 : m1 || m2;
+}
+
 /* One byte C moves every state of CUR into NXT. */
 static void
-step(const struct pat *pt, const struct set *cur, struct set *nxt, unsigned char c)
+step(const struct pat *pt, const struct set *cur, struct set *nxt, unsigned char c, int fold)
 {
 	size_t i;
-	int member;
-	const char *why;
 
 	memset(nxt->w, 0, pt->nwords * sizeof(nxt->w[0]));
 	for (i = 0; i <= pt->len; i++) {
@@ -337,7 +377,7 @@ step(const struct pat *pt, const struct set *cur, struct set *nxt, unsigned char
 		case K_CHAR: {
 			unsigned char want = (unsigned char)pt->p[pt->p[i] == '\\' ? i + 1 : i];
 
-			if (c == want)
+			if (c == want || (fold && lower(c) == lower(want)))
 				set_add(nxt, pt->next[i]);
 			break;
 		}
@@ -346,7 +386,7 @@ step(const struct pat *pt, const struct set *cur, struct set *nxt, unsigned char
 				set_add(nxt, pt->next[i]);
 			break;
 		case K_CLASS:
-			if (c != '/' && class_scan(pt->p, pt->len, i, c, &member, &why) != 0 && member)
+			if (c != '/' && class_has(pt, i, c, fold))
 				set_add(nxt, pt->next[i]);
 			break;
 		case K_STAR:
@@ -378,7 +418,7 @@ step(const struct pat *pt, const struct set *cur, struct set *nxt, unsigned char
  * '/' counts (that prefix is a directory).  IS_DIR: whether S itself is a directory.
  */
 static int
-run(const struct pat *pt, const char *s, size_t n, int is_dir, int ancestors)
+run(const struct pat *pt, const char *s, size_t n, int is_dir, int ancestors, int fold)
 {
 	struct set a, b, *cur = &a, *nxt = &b, *t;
 	size_t k;
@@ -389,7 +429,7 @@ run(const struct pat *pt, const char *s, size_t n, int is_dir, int ancestors)
 	for (k = 0; k < n; k++) {
 		if (ancestors && s[k] == '/' && set_has(cur, pt->len))
 			return 1;
-		step(pt, cur, nxt, (unsigned char)s[k]);
+		step(pt, cur, nxt, (unsigned char)s[k], fold);
 		t = cur;
 		cur = nxt;
 		nxt = t;
@@ -413,24 +453,130 @@ ab_pattern_valid(const char *pattern, const char **why)
 }
 
 int
-ab_pattern_match(const char *pattern, const char *path, int is_dir)
+ab_pattern_match_flags(const char *pattern, const char *path, int is_dir, unsigned int flags)
 {
 	struct pat pt;
 	const char *why, *c, *slash;
 	size_t plen;
+	int fold = (flags & AB_PATTERN_CASEFOLD) != 0;
 
 	/* Invalid patterns never come out of a validated policy; they match nothing. */
-	if (path == NULL || compile(pattern, &pt, &why) != 0)
+	if (path == NULL || (flags & ~AB_PATTERN_CASEFOLD) != 0 ||
+	    compile(pattern, &pt, &why) != 0)
 		return 0;
 	plen = strlen(path);
 	if (pt.anchored)
-		return run(&pt, path, plen, is_dir, 1);
+		return run(&pt, path, plen, is_dir, 1, fold);
 	/* No '/' in the pattern: try it on each component; all but the last are directories. */
 	for (c = path; ; c = slash + 1) {
 		slash = memchr(c, '/', plen - (size_t)(c - path));
 		if (slash == NULL)
-			return run(&pt, c, plen - (size_t)(c - path), is_dir, 0);
-		if (run(&pt, c, (size_t)(slash - c), 1, 0))
+			return run(&pt, c, plen - (size_t)(c - path), is_dir, 0, fold);
+		if (run(&pt, c, (size_t)(slash - c), 1, 0, fold))
 			return 1;
 	}
+}
+
+int
+ab_pattern_match(const char *pattern, const char *path, int is_dir)
+{
+	return ab_pattern_match_flags(pattern, path, is_dir, 0);
+}
+
+/* Backup suffixes after a '.', matched in either case (Windows tools write ".BAK"). */
+static const char *const backup_words[] = {
+	"bak", "backup", "bk", "orig", "rej", "old", "save", "sav", "tmp", "temp",
+};
+#define NWORDS (sizeof(backup_words) / sizeof(backup_words[0]))
+
+static int
+all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return n > 0;
+}
+
+/* vim's swap extensions: ".swp", then ".swo", ".swn" ... ".swa"; ".swx" is its probe. */
+static int
+is_swap_ext(const char *s, size_t n)
+{
+	return n == 4 && s[0] == '.' && lower(s[1]) == 's' && lower(s[2]) == 'w' &&
+	    lower(s[3]) >= 'a' && lower(s[3]) <= 'z';
+}
+
+/* Length of the trailing decoration of NAME[0..N), or 0 when there is none. */
+static size_t
+suffix_len(const char *name, size_t n)
+{
+	const char *dot;
+	size_t i, w;
+
+	if (n > 0 && name[n - 1] == '~') {
+		/* Emacs numbered backups "X.~3~", else the plain "X~" of Emacs and vim. */
+		for (i = n - 1; i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9'; i--)
+			;
+		if (i >= 2 && i < n - 1 && name[i - 1] == '~' && name[i - 2] == '.')
+			return n - i + 2;
+		return 1;
+	}
+	if ((dot = memrchr(name, '.', n)) == NULL)
+		return 0;
+	w = n - (size_t)(dot - name);		/* the dot included */
+	if (is_swap_ext(dot, w) || all_digits(dot + 1, w - 1))
+		return w;
+	for (i = 0; i < NWORDS; i++) {
+		size_t k, len = strlen(backup_words[i]);
+
+		if (len != w - 1)
+			continue;
+		for (k = 0; k < len && lower(dot[1 + k]) == backup_words[i][k]; k++)
+			;
+		if (k == len)
+			return w;
+	}
+	return 0;
+}
+
+static void
+span_add(const char *name, struct ab_name_span *out, size_t *n, size_t off, size_t len)
+{
+	size_t i;
+
+	/* "", "." and ".." are no names; each candidate once. */
+	if (len == 0 || (name[off] == '.' && (len == 1 || (len == 2 && name[off + 1] == '.'))))
+		return;
+	for (i = 0; i < *n; i++)
+		if (out[i].off == off && out[i].len == len)
+			return;
+	if (*n < AB_UNDECORATE_MAX)
+		out[(*n)++] = (struct ab_name_span){ off, len };
+}
+
+size_t
+ab_pattern_undecorate(const char *name, struct ab_name_span out[AB_UNDECORATE_MAX])
+{
+	size_t n = 0, len, cut, k;
+
+	if (name == NULL)
+		return 0;
+	len = strlen(name);
+	/* Emacs: "#X#" auto-save, ".#X" lock. */
+	if (len >= 3 && name[0] == '#' && name[len - 1] == '#')
+		span_add(name, out, &n, 1, len - 2);
+	if (len >= 3 && name[0] == '.' && name[1] == '#')
+		span_add(name, out, &n, 2, len - 2);
+	/* vim: ".X.swp" for X (the dot hides the swap file; a dotfile gets none more). */
+	if (len > 5 && name[0] == '.' && is_swap_ext(name + len - 4, 4))
+		span_add(name, out, &n, 1, len - 5);
+	/* Trailing decorations, up to three stacked ("X.tmp.1234", "X.bak~"). */
+	for (k = 0; k < AB_UNDECORATE_DEPTH && (cut = suffix_len(name, len)) != 0 &&
+	    cut < len; k++) {
+		len -= cut;
+		span_add(name, out, &n, 0, len);
+	}
+	return n;
 }

@@ -143,6 +143,30 @@ void	ab_policy_free(struct ab_policy *p);
  */
 int	ab_pattern_match(const char *pattern, const char *path, int is_dir);
 
+/*
+ * ab_pattern_match with FLAGS; AB_PATTERN_CASEFOLD: ASCII letters match either case, in
+ * literals and '[...]' classes alike (git's core.ignorecase).  The mask walk uses it for
+ * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.  Additive.
+ */
+#define AB_PATTERN_CASEFOLD	0x1u
+int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
+	    unsigned int flags);
+
+/*
+ * The names NAME (one path component) is a decorated copy of, as editors and backup
+ * habits make them (FINDINGS F4): "#X#" and ".#X" (Emacs), ".X.swa" to ".X.swz" (vim),
+ * and up to AB_UNDECORATE_DEPTH stacked trailing ones: "~", ".~N~", ".swa".."swz",
+ * ".bak", ".backup", ".bk", ".orig", ".rej", ".old", ".save", ".sav", ".tmp", ".temp"
+ * (any case) and ".N" (digits).  Each one is NAME[off, off + len), written to OUT
+ * without duplicates ("", "." and ".." left out); returns how many.  Additive.
+ */
+struct ab_name_span {
+	size_t off, len;
+};
+#define AB_UNDECORATE_DEPTH	3
+#define AB_UNDECORATE_MAX	6	/* 3 prefix forms + AB_UNDECORATE_DEPTH */
+size_t	ab_pattern_undecorate(const char *name, struct ab_name_span out[AB_UNDECORATE_MAX]);
+
 /* Validate one pattern; returns 0 or -EINVAL with a reason in *why (static string). */
 int	ab_pattern_valid(const char *pattern, const char **why);
 

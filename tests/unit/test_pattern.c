@@ -188,6 +188,126 @@ hostile(void)
 	free(path);
 }
 
+/* AB_PATTERN_CASEFOLD (FINDINGS F3): ASCII case folded in literals and classes. */
+static const struct {
+	const char *pat, *path;
+	int is_dir, exact, folded;
+} fold_cases[] = {
+	{ ".env", ".ENV", 0, 0, 1 },
+	{ ".env", "app/.Env", 0, 0, 1 },
+	{ ".env.*", ".ENV.local", 0, 0, 1 },
+	{ "*.env", "PROD.ENV", 0, 0, 1 },
+	{ "id_rsa*", "Id_RSA", 0, 0, 1 },
+	{ "id_rsa*", ".ssh/ID_RSA.pub", 0, 0, 1 },
+	{ "secrets/", "SECRETS", 1, 0, 1 },
+	{ "secrets/", "Secrets/x", 0, 0, 1 },	/* inside a masked dir */
+	{ "secrets/", "SECRETS", 0, 0, 0 },	/* still directories only */
+	{ "*.pem", "server.PEM", 0, 0, 1 },
+	{ "*.pem", "key.pem", 0, 1, 1 },
+	{ "**/.git/hooks/", ".GIT/Hooks", 1, 0, 1 },
+	{ "/.bashrc", ".BashRC", 0, 0, 1 },
+	{ "/.bashrc", "p/.BASHRC", 0, 0, 0 },	/* anchoring unchanged */
+	{ "[a-c]x", "Bx", 0, 0, 1 },		/* ranges fold */
+	{ "[A-C]x", "bx", 0, 0, 1 },
+	{ "[!a]x", "Ax", 0, 1, 0 },		/* a negated class folds too */
+	{ "[!a]x", "bx", 0, 1, 1 },
+	{ "[^A-C]x", "bx", 0, 1, 0 },
+	{ "[[:upper:]]x", "qx", 0, 0, 1 },
+	{ "[[:lower:]]x", "Qx", 0, 0, 1 },
+	{ "[[:digit:]]x", "ax", 0, 0, 0 },
+	{ "k?y", "KEY", 0, 0, 1 },
+	{ "*.pem", "notes.pem.md", 0, 0, 0 },	/* folding widens case only */
+	{ ".env", "keyboard.txt", 0, 0, 0 },
+	{ "a_b", "A_B", 0, 0, 1 },
+	{ "a@b", "A`B", 0, 0, 0 },		/* '@' and '`' are no letters */
+	{ "[@]", "`", 0, 0, 0 },
+	{ "\xc3\xa9", "\xc3\x89", 0, 0, 0 },	/* only ASCII is folded */
+};
+
+static void
+folding(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fold_cases) / sizeof(fold_cases[0]); i++) {
+		ok(ab_pattern_match(fold_cases[i].pat, fold_cases[i].path,
+		    fold_cases[i].is_dir) == fold_cases[i].exact &&
+		    ab_pattern_match_flags(fold_cases[i].pat, fold_cases[i].path,
+		    fold_cases[i].is_dir, 0) == fold_cases[i].exact,
+		    "exact: '%s' %s '%s'", fold_cases[i].pat,
+		    fold_cases[i].exact ? "matches" : "does not match", fold_cases[i].path);
+		ok(ab_pattern_match_flags(fold_cases[i].pat, fold_cases[i].path,
+		    fold_cases[i].is_dir, AB_PATTERN_CASEFOLD) == fold_cases[i].folded,
+		    "casefold: '%s' %s '%s'%s", fold_cases[i].pat,
+		    fold_cases[i].folded ? "matches" : "does not match", fold_cases[i].path,
+		    fold_cases[i].is_dir ? " (dir)" : "");
+	}
+	ok(ab_pattern_match_flags(".env", ".env", 0, 0x80) == 0, "unknown flags match nothing");
+}
+
+/* ab_pattern_undecorate (FINDINGS F4): NAME -> the names it is a copy of, '|'-joined. */
+static const struct {
+	const char *name, *want;
+} decor_cases[] = {
+	{ "key.pem~", "key.pem" },
+	{ ".key.pem.swp", "key.pem|.key.pem" },
+	{ ".key.pem.swo", "key.pem|.key.pem" },
+	{ ".key.pem.swx", "key.pem|.key.pem" },
+	{ ".env.swp", "env|.env" },
+	{ "..env.swp", ".env|..env" },
+	{ "#key.pem#", "key.pem" },
+	{ ".#key.pem", "key.pem" },
+	{ "key.pem.bak", "key.pem" },
+	{ "key.pem.BAK", "key.pem" },
+	{ "key.pem.orig", "key.pem" },
+	{ "key.pem.old", "key.pem" },
+	{ "key.pem.save", "key.pem" },
+	{ "key.pem.sav", "key.pem" },
+	{ "key.pem.tmp", "key.pem" },
+	{ "key.pem.backup", "key.pem" },
+	{ "key.pem.rej", "key.pem" },
+	{ "key.pem.1", "key.pem" },
+	{ "key.pem.~3~", "key.pem" },
+	{ "key.pem.save.1", "key.pem.save|key.pem" },
+	{ "key.pem.tmp.12345", "key.pem.tmp|key.pem" },
+	{ "key.pem.bak~", "key.pem.bak|key.pem" },
+	{ "a.bak.bak.bak.bak", "a.bak.bak.bak|a.bak.bak|a.bak" },	/* depth 3 */
+	{ "secrets.old", "secrets" },
+	{ "keyboard.txt", "" },
+	{ "notes.pem.md", "" },
+	{ "key.pem", "" },
+	{ "~", "" },
+	{ ".bak", "" },
+	{ "#", "" },
+	{ "##", "" },
+	{ ".#", "" },
+	{ "..swp", "" },
+	{ "x.sw1", "" },
+	{ "x.swpp", "" },
+	{ "x.bakx", "" },
+	{ "x.", "" },
+	{ "x.1a", "" },
+};
+
+static void
+undecorating(void)
+{
+	struct ab_name_span sp[AB_UNDECORATE_MAX];
+	char got[256];
+	size_t i, j, n, at;
+
+	for (i = 0; i < sizeof(decor_cases) / sizeof(decor_cases[0]); i++) {
+		n = ab_pattern_undecorate(decor_cases[i].name, sp);
+		got[0] = '\0';
+		for (j = 0, at = 0; j < n && at + sp[j].len + 2 < sizeof(got); j++)
+			at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%.*s", j ? "|" : "",
+			    (int)sp[j].len, decor_cases[i].name + sp[j].off);
+		ok(strcmp(got, decor_cases[i].want) == 0, "undecorate '%s' -> '%s' (got '%s')",
+		    decor_cases[i].name, decor_cases[i].want, got);
+	}
+	ok(ab_pattern_undecorate(NULL, sp) == 0, "undecorate NULL: nothing");
+}
+
 int
 main(void)
 {
@@ -211,5 +331,7 @@ main(void)
 	ok(ab_pattern_match("x", NULL, 0) == 0, "NULL path matches nothing");
 	ok(ab_pattern_valid(NULL, &why) != 0, "NULL pattern is invalid");
 	hostile();
+	folding();
+	undecorating();
 	return done_testing();
 }
