@@ -294,6 +294,14 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 	if (getnum(r, "init_pid", 1) != AB_UNSET32)
 		s->init_pid = getnum(r, "init_pid", 1);
 	if (strcmp(op, "agentbox-session-start") == 0) {
+		/* With an immutable loginuid the session keeps its caller's ses
+		 * (docs/audit-records.md, new_ses=no): several logins may then share one row,
+		 * which keeps the first start and says how many there were. */
+		if (getf(r, "new_ses", 1, buf, sizeof(buf)) > 0 && strcmp(buf, "no") == 0)
+			s->shared = 1;
+		s->logins++;
+		if (s->have_start)
+			return;
 		s->have_start = 1;
 		s->start_sec = r->sec;
 		s->start_ms = r->ms;

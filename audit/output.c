@@ -353,6 +353,8 @@ session_json(FILE *f, const struct ab_session *s)
 	json_str_or_null(f, S(s->digest));
 	fputs(",\"network\":", f);
 	json_str_or_null(f, S(s->network));
+	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
+	    (uintmax_t)s->logins);
 	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,"
 	    "\"start_seen\":%s}\n", (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
 	    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC],
@@ -406,9 +408,13 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 			put_safe(o->f, S(from[0] ? from : "-"), 0);
 			fprintf(o->f, "\t%s\t%s\t%s\t", st, en, dg);
 		}
-		fprintf(o->f, "%ju (landlock %ju, seccomp %ju, dac %ju)\n", (uintmax_t)s->denials,
+		fprintf(o->f, "%ju (landlock %ju, seccomp %ju, dac %ju)", (uintmax_t)s->denials,
 		    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK], (uintmax_t)s->by_kind[AB_KIND_SECCOMP],
 		    (uintmax_t)s->by_kind[AB_KIND_DAC]);
+		if (s->shared || s->logins > 1)
+			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
+			    s->shared ? ", loginuid immutable" : "");
+		fputc('\n', o->f);
 	}
 	refusals(o, rv);
 }

@@ -205,6 +205,8 @@ struct ab_session {
 	uint64_t	 start_sec, end_sec;
 	uint32_t	 start_ms, end_ms;
 	int		 have_start, have_end;
+	int		 shared;	/* new_ses=no: the caller's ses, not one of its own */
+	uint64_t	 logins;	/* start records seen for this ses */
 	char		 end_reason[32];
 	uint64_t	 first_sec;	/* first record of the session seen, any kind */
 	uint64_t	 denials;

@@ -82,6 +82,13 @@ out=$("$AA" sessions --input "$FX/hostile.log" 2>/dev/null)
 like "$out" "refused 2026-11-30" "sessions: refused logins listed"
 like "$out" "user agent2  service su: policy: bad key" "refused: user, service, decoded reason"
 like "$out" "1 login(s) refused by pam_agentbox" "refusals noted in the report"
+# new_ses=no (immutable loginuid): the session kept its caller's ses; said, not hidden.
+sed 's/masks=3 protects=2 init_pid=4001 exe/masks=3 protects=2 init_pid=4001 new_ses=no exe/' \
+	"$FX/hostile.log" > "$tmp/shared.log"
+like "$("$AA" sessions --input "$tmp/shared.log" 2>/dev/null)" "[ses shared: 1 login(s), loginuid immutable]" \
+	"sessions: a shared ses (new_ses=no) is marked"
+like "$("$AA" sessions --json --input "$tmp/shared.log" 2>/dev/null)" '"new_ses":false,"logins":1' \
+	"sessions --json: new_ses and logins"
 out=$("$AA" summary --input "$FX/real-session.log")
 like "$out" "session 2 user abt_aud1: 11 denials" "summary per session"
 like "$out" "top programs:" "summary: top programs"
