@@ -85,7 +85,7 @@ like "$out" "1 login(s) refused by pam_agentbox" "refusals noted in the report"
 # new_ses=no (immutable loginuid): the session kept its caller's ses; said, not hidden.
 sed 's/masks=3 protects=2 init_pid=4001 exe/masks=3 protects=2 init_pid=4001 new_ses=no exe/' \
 	"$FX/hostile.log" > "$tmp/shared.log"
-like "$("$AA" sessions --input "$tmp/shared.log" 2>/dev/null)" "[ses shared: 1 login(s), loginuid immutable]" \
+has "$("$AA" sessions --input "$tmp/shared.log" 2>/dev/null)" "[ses shared: 1 login(s), loginuid immutable]" \
 	"sessions: a shared ses (new_ses=no) is marked"
 like "$("$AA" sessions --json --input "$tmp/shared.log" 2>/dev/null)" '"new_ses":false,"logins":1' \
 	"sessions --json: new_ses and logins"
