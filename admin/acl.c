@@ -4,6 +4,17 @@
  * executable) on every regular file, over the existing tree.  Revoking removes exactly
  * that entry again and drops the mask / default ACL when nothing else needs them.
  *
+ * Except for what the user's policy masks (FINDINGS F7): an entry whose path relative
+ * to the project matches a `mask` pattern, as the PAM module's mask walk matches it
+ * (ASCII case folded, and a name with an editor/backup decoration removed), gets an
+ * explicit user:AGENT:--- instead (and default user:AGENT:--- on a directory), and the
+ * walk does not enter a masked directory.  Inside a session the mask mount hides the
+ * file; this denial holds on the host's inode too, so an fd of the host's tree passed
+ * into a session (SCM_RIGHTS from an agent-uid process outside any session) still
+ * cannot read it.  A named-user entry wins over group and other bits, so --- denies
+ * even a world-readable secret.  Masked regular files are denied even with several
+ * links (a denial can only narrow what the other names give).
+ *
  * The walk runs as root over trees other users can write, so (DESIGN.md pitfalls):
  * fd-relative, never following a symlink (O_NOFOLLOW, then fstat of the opened fd must
  * match what fstatat saw), directories opened O_NONBLOCK and everything else O_PATH so a
@@ -23,18 +34,30 @@
 #include <string.h>
 #include <sys/acl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "admin.h"
 
 #define WALK_MAX_DEPTH 512
+#define PROGRESS_EVERY_NS (3 * 1000000000LL)
+
+enum how {
+	GRANT,		/* user:UID:rw(x) */
+	DENY,		/* user:UID:--- (masked) */
+	REVOKE,		/* remove user:UID */
+	REVOKE_DENY,	/* remove user:UID only if it is --- (multi-link files: ours) */
+};
 
 struct walk {
 	uid_t	 uid;
 	int	 grant;
 	dev_t	 dev;
+	const struct adm_acl_opts *opts;
 	struct adm_acl_stats *st;
+	long long next_progress;	/* CLOCK_MONOTONIC ns; 0: no progress reports */
 	char	 path[PATH_MAX];	/* relative to the project, for messages */
+	char	 alt[PATH_MAX];		/* path with a decoration of its last name removed */
 	char	*why;
 	size_t	 whylen;
 };
@@ -98,22 +121,35 @@ drop_mask(acl_t acl)
 	return 0;
 }
 
+/* HOW GRANT: rw, plus x when X; DENY: nothing. */
 static int
-set_perms(acl_entry_t e, int x)
+set_perms(acl_entry_t e, enum how how, int x)
 {
 	acl_permset_t ps;
 
-	if (acl_get_permset(e, &ps) == -1 || acl_clear_perms(ps) == -1 ||
-	    acl_add_perm(ps, ACL_READ) == -1 || acl_add_perm(ps, ACL_WRITE) == -1 ||
-	    (x && acl_add_perm(ps, ACL_EXECUTE) == -1) || acl_set_permset(e, ps) == -1)
+	if (acl_get_permset(e, &ps) == -1 || acl_clear_perms(ps) == -1)
 		return -errno;
-	return 0;
+	if (how == GRANT && (acl_add_perm(ps, ACL_READ) == -1 ||
+	    acl_add_perm(ps, ACL_WRITE) == -1 || (x && acl_add_perm(ps, ACL_EXECUTE) == -1)))
+		return -errno;
+	return acl_set_permset(e, ps) == -1 ? -errno : 0;
 }
 
-/* Add or remove user:UID on one ACL of the file behind PROCPATH. */
+/* Is entry E user:UID:---? */
 static int
-edit_acl(const char *procpath, acl_type_t type, mode_t mode, uid_t uid, int grant, int x)
+is_deny(acl_entry_t e)
 {
+	acl_permset_t ps;
+
+	return acl_get_permset(e, &ps) == 0 && acl_get_perm(ps, ACL_READ) == 0 &&
+	    acl_get_perm(ps, ACL_WRITE) == 0 && acl_get_perm(ps, ACL_EXECUTE) == 0;
+}
+
+/* Set (GRANT, DENY) or remove (REVOKE*) user:UID on one ACL of the file behind PROCPATH. */
+static int
+edit_acl(const char *procpath, acl_type_t type, mode_t mode, uid_t uid, enum how how, int x)
+{
+	int grant = how == GRANT || how == DENY;
 	acl_entry_t e;
 	acl_t acl;
 	int r, found;
@@ -124,7 +160,7 @@ edit_acl(const char *procpath, acl_type_t type, mode_t mode, uid_t uid, int gran
 		r = found;
 		goto out;
 	}
-	if (!grant && !found) {
+	if (!grant && (!found || (how == REVOKE_DENY && !is_deny(e)))) {
 		r = 0;
 		goto out;
 	}
@@ -140,7 +176,7 @@ edit_acl(const char *procpath, acl_type_t type, mode_t mode, uid_t uid, int gran
 			r = -errno;
 			goto out;
 		}
-		if ((r = set_perms(e, x)) != 0)
+		if ((r = set_perms(e, how, x)) != 0)
 			goto out;
 	} else if (acl_delete_entry(acl, e) == -1) {
 		r = -errno;
@@ -168,23 +204,81 @@ out:
 	return r;
 }
 
+/*
+ * Does w->path, whose last component is NAME, match a mask pattern?  As the PAM mask
+ * walk (pam_module/mask.c) decides: case folded, and also with one editor or backup
+ * decoration of NAME removed (".env~" holds what ".env" holds).  Only the last
+ * component is undecorated: the walk never enters a masked parent.
+ */
 static int
-apply(struct walk *w, int fd, const struct stat *st)
+masked(struct walk *w, const char *name, int is_dir)
+{
+	const struct ab_strv *m = w->opts != NULL ? w->opts->mask : NULL;
+	struct ab_name_span sp[AB_UNDECORATE_MAX];
+	size_t len = strlen(name), dir, i, j, n;
+
+	if (m == NULL || m->n == 0)
+		return 0;
+	for (i = 0; i < m->n; i++)
+		if (ab_pattern_match_flags(m->v[i], w->path, is_dir, AB_PATTERN_CASEFOLD))
+			return 1;
+	if ((n = ab_pattern_undecorate(name, sp)) == 0)
+		return 0;
+	dir = strlen(w->path) - len;
+	memcpy(w->alt, w->path, dir);	/* a span is shorter than NAME: it fits */
+	for (j = 0; j < n; j++) {
+		memcpy(w->alt + dir, name + sp[j].off, sp[j].len);
+		w->alt[dir + sp[j].len] = '\0';
+		for (i = 0; i < m->n; i++)
+			if (ab_pattern_match_flags(m->v[i], w->alt, is_dir, AB_PATTERN_CASEFOLD))
+				return 1;
+	}
+	return 0;
+}
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Tell the caller how far the walk is, at most every PROGRESS_EVERY_NS. */
+static void
+progress(struct walk *w)
+{
+	long long t;
+
+	if (w->next_progress == 0 || (w->st->dirs + w->st->files) % 256 != 0)
+		return;
+	if ((t = now_ns()) < w->next_progress)
+		return;
+	w->next_progress = t + PROGRESS_EVERY_NS;
+	w->opts->progress(w->st, w->path, w->opts->arg);
+}
+
+static int
+apply(struct walk *w, int fd, const struct stat *st, enum how how)
 {
 	char procpath[64];
 	int dir = S_ISDIR(st->st_mode), r;
 
 	snprintf(procpath, sizeof(procpath), "/proc/self/fd/%d", fd);
-	if ((r = edit_acl(procpath, ACL_TYPE_ACCESS, st->st_mode, w->uid, w->grant,
+	if ((r = edit_acl(procpath, ACL_TYPE_ACCESS, st->st_mode, w->uid, how,
 	    dir || (st->st_mode & 0111))) != 0)
 		return fail(w, r, "access ACL of");
 	if (dir && (r = edit_acl(procpath, ACL_TYPE_DEFAULT, st->st_mode, w->uid,
-	    w->grant, 1)) != 0)
+	    how, 1)) != 0)
 		return fail(w, r, "default ACL of");
-	if (dir)
+	if (how == DENY)
+		w->st->masked++;
+	else if (dir)
 		w->st->dirs++;
 	else
 		w->st->files++;
+	progress(w);
 	return 0;
 }
 
@@ -195,6 +289,7 @@ static int
 visit(struct walk *w, int dfd, const char *name, int depth)
 {
 	struct stat before, after;
+	enum how how = w->grant ? GRANT : REVOKE;
 	int fd, r, flags;
 
 	if (fstatat(dfd, name, &before, AT_SYMLINK_NOFOLLOW) == -1)
@@ -203,12 +298,20 @@ visit(struct walk *w, int dfd, const char *name, int depth)
 		w->st->skipped++;	/* another file system mounted inside the project */
 		return 0;
 	}
-	if (S_ISREG(before.st_mode) && before.st_nlink > 1) {
-		w->st->skipped++;
-		return 0;
-	}
 	if (!S_ISDIR(before.st_mode) && !S_ISREG(before.st_mode))
 		return 0;	/* symlinks, FIFOs, sockets, devices: no grant needed or wanted */
+	if (w->grant && masked(w, name, S_ISDIR(before.st_mode)))
+		how = DENY;
+	if (S_ISREG(before.st_mode) && before.st_nlink > 1) {
+		/* Other names may lie outside the project: never grant there.  A denial
+		 * only narrows; revoking takes back only a --- we may have set. */
+		if (how == GRANT) {
+			w->st->skipped++;
+			return 0;
+		}
+		if (how == REVOKE)
+			how = REVOKE_DENY;
+	}
 	flags = S_ISDIR(before.st_mode) ?
 	    O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY : O_PATH;
 	if ((fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC)) == -1)
@@ -223,7 +326,8 @@ visit(struct walk *w, int dfd, const char *name, int depth)
 		close(fd);
 		return fail(w, -EAGAIN, "replaced during the walk:");
 	}
-	if ((r = apply(w, fd, &after)) != 0 || !S_ISDIR(after.st_mode)) {
+	/* A masked directory is not entered: its --- already bars the agent from it. */
+	if ((r = apply(w, fd, &after, how)) != 0 || !S_ISDIR(after.st_mode) || how == DENY) {
 		close(fd);
 		return r;
 	}
@@ -271,15 +375,18 @@ walk_dir(struct walk *w, int dfd, int depth)
 }
 
 static int
-walk_tree(const char *dir, uid_t uid, int grant, struct adm_acl_stats *st, char *why,
-    size_t whylen)
+walk_tree(const char *dir, uid_t uid, int grant, const struct adm_acl_opts *opts,
+    struct adm_acl_stats *st, char *why, size_t whylen)
 {
-	struct walk w = { .uid = uid, .grant = grant, .st = st, .why = why, .whylen = whylen };
+	struct walk w = { .uid = uid, .grant = grant, .opts = opts, .st = st, .why = why,
+	    .whylen = whylen };
 	struct stat sb;
 	int fd, r;
 
 	memset(st, 0, sizeof(*st));
 	why[0] = '\0';
+	if (opts != NULL && opts->progress != NULL)
+		w.next_progress = now_ns() + PROGRESS_EVERY_NS;
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return fail(&w, -errno, "open");
 	if (fstat(fd, &sb) == -1) {
@@ -288,7 +395,8 @@ walk_tree(const char *dir, uid_t uid, int grant, struct adm_acl_stats *st, char 
 		return fail(&w, r, "fstat");
 	}
 	w.dev = sb.st_dev;
-	if ((r = apply(&w, fd, &sb)) != 0) {
+	/* The project itself is never masked: its path relative to itself is empty. */
+	if ((r = apply(&w, fd, &sb, grant ? GRANT : REVOKE)) != 0) {
 		close(fd);
 		return r;
 	}
@@ -296,15 +404,18 @@ walk_tree(const char *dir, uid_t uid, int grant, struct adm_acl_stats *st, char 
 }
 
 int
-adm_acl_grant(const char *dir, uid_t uid, struct adm_acl_stats *st, char *why, size_t whylen)
+adm_acl_grant(const char *dir, uid_t uid, const struct adm_acl_opts *opts,
+    struct adm_acl_stats *st, char *why, size_t whylen)
 {
-	return walk_tree(dir, uid, 1, st, why, whylen);
+	return walk_tree(dir, uid, 1, opts, st, why, whylen);
 }
 
+/* Removes every user:UID entry, --- ones included, masked directories entered. */
 int
-adm_acl_revoke(const char *dir, uid_t uid, struct adm_acl_stats *st, char *why, size_t whylen)
+adm_acl_revoke(const char *dir, uid_t uid, const struct adm_acl_opts *opts,
+    struct adm_acl_stats *st, char *why, size_t whylen)
 {
-	return walk_tree(dir, uid, 0, st, why, whylen);
+	return walk_tree(dir, uid, 0, opts, st, why, whylen);
 }
 
 static int

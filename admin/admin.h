@@ -77,9 +77,19 @@ extern const char *const adm_privileged_groups[];
 /* POSIX ACLs on project trees (acl.c).  Walks fd-relative, never follows symlinks. */
 struct adm_acl_stats {
 	unsigned long	dirs, files, skipped;
+	unsigned long	masked;		/* given user:UID:--- (grant only) */
 };
-int	adm_acl_grant(const char *dir, uid_t uid, struct adm_acl_stats *st, char *why, size_t whylen);
-int	adm_acl_revoke(const char *dir, uid_t uid, struct adm_acl_stats *st, char *why, size_t whylen);
+struct adm_acl_opts {
+	/* The user's compiled mask patterns (grant): matches get --- and are not entered. */
+	const struct ab_strv *mask;
+	/* Called every few seconds during a long walk with the entry being visited. */
+	void	(*progress)(const struct adm_acl_stats *st, const char *path, void *arg);
+	void	*arg;
+};
+int	adm_acl_grant(const char *dir, uid_t uid, const struct adm_acl_opts *opts,
+	    struct adm_acl_stats *st, char *why, size_t whylen);
+int	adm_acl_revoke(const char *dir, uid_t uid, const struct adm_acl_opts *opts,
+	    struct adm_acl_stats *st, char *why, size_t whylen);
 /* 1 if DIR's access and default ACL give UID rwx, 0 if not, -errno. */
 int	adm_acl_check(const char *dir, uid_t uid);
 

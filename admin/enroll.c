@@ -289,8 +289,9 @@ print_diag(const struct ab_diag *diag)
 /*
  * The policy set as it will be after this enroll, compiled in a scratch root: one bad
  * line anywhere would refuse every agent's login, so nothing changes unless it passes.
+ * Returns USER's compiled policy (its masks decide the ACL walk).
  */
-static void
+static struct ab_policy *
 validate(const char *user, const char *text, const char *ppath)
 {
 	char root[] = "/run/agentbox-enroll.XXXXXX", path[PATH_MAX], from[PATH_MAX];
@@ -352,8 +353,8 @@ validate(const char *user, const char *text, const char *ppath)
 		ab_diag_free(&diag);
 		exit(1);
 	}
-	ab_policy_free(pol);
 	ab_diag_free(&diag);
+	return pol;
 }
 
 static int
@@ -374,20 +375,35 @@ install_policy(const char *ppath, const char *text)
 	return adm_write_file(ppath, text, strlen(text), 0644);
 }
 
+/* On a terminal, a long walk says where it is, so a big tree does not look hung. */
 static void
-grant_project(const char *dir, uid_t uid, const char *user)
+grant_progress(const struct adm_acl_stats *st, const char *path, void *arg)
 {
+	fprintf(stderr, "agentbox: %s: %lu directories, %lu files so far (at %s)\n",
+	    (const char *)arg, st->dirs, st->files, path);
+}
+
+static void
+grant_project(const char *dir, uid_t uid, const char *user, const struct ab_policy *pol)
+{
+	struct adm_acl_opts opts = { .mask = &pol->mask, .arg = (void *)dir };
 	struct adm_acl_stats st;
 	char why[PATH_MAX + 64];
 	int r;
 
-	if (!act("grant %s rwx on %s (access + default ACL, recursive)", user, dir))
+	if (!act("grant %s rwx on %s (access + default ACL, recursive; masked paths ---)",
+	    user, dir))
 		return;
-	if ((r = adm_acl_grant(dir, uid, &st, why, sizeof(why))) != 0)
-		die_errno(r, "ACL in %s: %s", dir, why);
+	if (isatty(STDERR_FILENO) && !adm_quiet)
+		opts.progress = grant_progress;
+	if ((r = adm_acl_grant(dir, uid, &opts, &st, why, sizeof(why))) != 0)
+		die_errno(r, "enroll %s: ACL in %s: %s", user, dir, why);
 	if (st.skipped)
 		warnx("%s: %lu entries left alone (hard-linked files, other mounts)", dir,
 		    st.skipped);
+	if (st.masked && !adm_quiet)
+		printf("%s: %lu masked entr%s denied to %s (user:%u:---)\n", dir, st.masked,
+		    st.masked == 1 ? "y" : "ies", user, (unsigned)uid);
 }
 
 static int
@@ -399,8 +415,8 @@ revoke_project(const char *dir, uid_t uid, const char *user)
 
 	if (!act("revoke %s's ACL entries under %s", user, dir))
 		return 0;
-	if ((r = adm_acl_revoke(dir, uid, &st, why, sizeof(why))) != 0)
-		warnx("ACL in %s: %s: %s", dir, why, strerror(-r));
+	if ((r = adm_acl_revoke(dir, uid, NULL, &st, why, sizeof(why))) != 0)
+		warnx("%s: ACL in %s: %s: %s", user, dir, why, strerror(-r));
 	return r;
 }
 
@@ -434,6 +450,7 @@ cmd_enroll(int argc, char **argv)
 	struct state old, st = { 0 };
 	const char *user, *network = NULL;
 	char ppath[PATH_MAX], *text, *p;
+	struct ab_policy *pol;
 	struct passwd *pw;
 	size_t i;
 	int c, r, created;
@@ -475,7 +492,7 @@ cmd_enroll(int argc, char **argv)
 	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);
 	if ((text = policy_text(user, &projects, network)) == NULL)
 		die("out of memory");
-	validate(user, text, ppath);
+	pol = validate(user, text, ppath);
 
 	/* 3. The account, with agentbox-shell as its login shell (fails closed alone). */
 	if ((r = state_read(user, &old)) != 0 && r != -ENOENT)
@@ -518,7 +535,7 @@ cmd_enroll(int argc, char **argv)
 	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
 	for (i = 0; i < projects.n; i++)
 		if (st.uid != (uid_t)-1 || adm_dry_run)
-			grant_project(projects.v[i], st.uid, user);
+			grant_project(projects.v[i], st.uid, user, pol);
 	for (i = 0; i < old.projects.n; i++)
 		if (!adm_strv_has(&projects, old.projects.v[i]) && st.uid != (uid_t)-1)
 			revoke_project(old.projects.v[i], st.uid, user);
@@ -551,6 +568,7 @@ cmd_enroll(int argc, char **argv)
 
 	if (!adm_dry_run && !adm_quiet)
 		printf("enrolled %s (uid %u)\n", user, (unsigned)st.uid);
+	ab_policy_free(pol);
 	state_free(&st);
 	state_free(&old);
 	adm_strv_free(&projects);

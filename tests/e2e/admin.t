@@ -46,6 +46,12 @@ ln -s /etc/passwd "$P1/link-to-passwd"
 echo outside > "$OUTSIDE"
 ln "$OUTSIDE" "$P1/hardlink"
 mkfifo "$P1/fifo"
+# Secrets the default policy masks, world-readable on purpose: only the ACL stops them.
+echo SECRET > "$P1/.env"
+echo SECRET > "$P1/.ENV~"
+mkdir -p "$P1/secrets/inner"
+echo SECRET > "$P1/secrets/inner/key"
+chmod -R a+rX "$P1/.env" "$P1/.ENV~" "$P1/secrets"
 
 # The world as it was before any enroll, to compare after unenroll.
 world_sum() {
@@ -124,6 +130,26 @@ acl=$(getfacl -n -p "$P1/sub/new-after-enroll" 2>/dev/null)
 like "$acl" "user:$uid:rwx" "a new file inherits the agent's entry"
 like "$acl" "#effective:rw-" "limited by the file's mode to rw-"
 rm -f "$P1/sub/new-after-enroll"
+
+# F7: masked paths get an explicit deny on the host inode, so an fd of the host's tree
+# passed into a session cannot read them; the walk does not enter a masked directory.
+gid=$(id -g "$U")
+like "$(getfacl -n -p "$P1/.env" 2>/dev/null)" "user:$uid:---" "F7: .env gets user:$uid:---"
+like "$(getfacl -n -p "$P1/.ENV~" 2>/dev/null)" "user:$uid:---" "F7: .ENV~ (case, decoration) gets --- too"
+acl=$(getfacl -n -p "$P1/secrets" 2>/dev/null)
+like "$acl" "user:$uid:---" "F7: secrets/ gets user:$uid:---"
+like "$acl" "default:user:$uid:---" "F7: secrets/ gets default:user:$uid:---"
+unlike "$(getfacl -n -p "$P1/secrets/inner/key" 2>/dev/null)" "user:$uid:" "F7: the walk did not enter secrets/"
+outside_read() {
+	setpriv --reuid="$uid" --regid="$gid" --clear-groups cat "$1" 2>&1
+}
+like "$(outside_read "$P1/.env")" "Permission denied" "F7: the agent uid outside any session cannot read .env (EACCES)"
+like "$(outside_read "$P1/.ENV~")" "Permission denied" "F7: nor .ENV~"
+like "$(outside_read "$P1/secrets/inner/key")" "Permission denied" "F7: nor secrets/inner/key"
+is "$(outside_read "$P1/sub/file")" "data" "F7: an unmasked file stays readable to the agent uid"
+echo SECRET > "$P1/secrets/new-after-enroll"
+like "$(getfacl -n -p "$P1/secrets/new-after-enroll" 2>/dev/null)" "user:$uid:---" "F7: a new file in secrets/ inherits ---"
+rm -f "$P1/secrets/new-after-enroll"
 
 # PAM: the profile covers the common stacks, runuser gets the line directly.
 check "$(grep -q pam_agentbox /etc/pam.d/common-session; echo $?)" "common-session runs pam_agentbox"
