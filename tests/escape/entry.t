@@ -72,7 +72,8 @@ for via in "sudo -u $ESC_AGENT" "runuser -u $ESC_AGENT --" "su -s /bin/sh $ESC_A
 	if grep -q '^ESC ses' "$ESC_OUT"; then
 		esc_check
 		esc_assert_confined
-	elif tail -c +$((pam_authlog_mark + 1)) /var/log/auth.log | grep -q pam_agentbox; then
+	elif grep -q "pam_open_session\|cannot open session" "$ESC_OUT" ||
+	    tail -c +$((pam_authlog_mark + 1)) /var/log/auth.log | grep -q pam_agentbox; then
 		ok "E04 $via: refused by pam_agentbox ($(head -c 200 "$ESC_OUT" | tr '\n' ' '))"
 	else
 		not_ok "E04 $via: did not run and pam_agentbox logged no refusal"
