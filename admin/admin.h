@@ -25,6 +25,7 @@
 #define AB_SSHD_DROPIN_DIR	"/etc/ssh/sshd_config.d"
 #define AB_SSHD			"/usr/sbin/sshd"
 #define AB_SSHD_PID		"/run/sshd.pid"
+#define AB_SSHD_CONFIG		"/etc/ssh/sshd_config"
 
 /* Messages (util.c).  die* never return; "agentbox: " is prepended. */
 void	die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -111,6 +112,14 @@ int	adm_sshd_remove(const char *user);
 /* `sshd -T -C user=USER,...` output, or -errno / -ENOENT when sshd is absent. */
 int	adm_sshd_effective(const char *user, char **out);
 int	adm_sshd_reload(void);
+/*
+ * 1 if sshd -T output EFFECTIVE serves sftp inside sshd (Subsystem sftp internal-sftp,
+ * or ForceCommand internal-sftp), bypassing the login shell (FINDINGS F8); else 0.
+ */
+int	adm_sshd_sftp_inprocess(const char *effective);
+/* Name the config file that sets internal-sftp into BUF (the main file if not found). */
+int	adm_sshd_sftp_source(char *buf, size_t len);
+#define AB_SFTP_SERVER		"/usr/lib/openssh/sftp-server"
 
 /* cron/at deny files (deny.c). */
 int	adm_deny_add(const char *user);

@@ -51,7 +51,7 @@ ROOT_TESTS     += tests/e2e/admin.t
 ROOT_TEST_DEPS += $(ADMIN_BIN)
 
 # Unit test of the pure helpers, sanitized, no root.
-ADMIN_UNIT_SRCS := admin/util.c admin/auditconf.c admin/auditrules.c admin/user.c
+ADMIN_UNIT_SRCS := admin/util.c admin/auditconf.c admin/auditrules.c admin/user.c admin/sshd.c
 ADMIN_UNIT_OBJS := $(ADMIN_UNIT_SRCS:admin/%.c=$(B)/san/admin/%.o)
 
 $(B)/san/admin:

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/landlock.h>
 #include <pwd.h>
 #include <sched.h>
@@ -302,6 +303,27 @@ check_groups(const char *user, const struct passwd *pw)
 		report(OK, NULL, "user %s: in no privileged group", user);
 }
 
+/*
+ * internal-sftp runs inside sshd, never exec'ing the login shell: the agent's sftp would
+ * see the host's files without the read set, Landlock or seccomp (FINDINGS F8).
+ */
+static void
+check_sftp(const char *user, const char *effective)
+{
+	char file[PATH_MAX], hintmsg[PATH_MAX + 128];
+
+	if (!adm_sshd_sftp_inprocess(effective)) {
+		report(OK, NULL, "sshd %s: sftp runs through the login shell (no internal-sftp)",
+		    user);
+		return;
+	}
+	adm_sshd_sftp_source(file, sizeof(file));
+	snprintf(hintmsg, sizeof(hintmsg), "in %s use 'Subsystem sftp " AB_SFTP_SERVER "', "
+	    "which sshd runs through the login shell", file);
+	report(FAIL, hintmsg, "sshd %s: internal-sftp serves files outside the confined "
+	    "session", user);
+}
+
 static void
 check_sshd(const char *user)
 {
@@ -334,6 +356,7 @@ check_sshd(const char *user)
 	}
 	if (!bad)
 		report(OK, NULL, "sshd %s: drop-in active (no forwarding, no user rc/env)", user);
+	check_sftp(user, out);
 	free(out);
 }
 

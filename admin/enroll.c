@@ -420,6 +420,29 @@ revoke_project(const char *dir, uid_t uid, const char *user)
 	return r;
 }
 
+/*
+ * sshd's internal-sftp never runs the login shell, so the agent's sftp would be
+ * unconfined (FINDINGS F8).  A Match block cannot change Subsystem, and the global
+ * setting is the admin's to change, not ours: warn, naming the file.
+ */
+static void
+warn_internal_sftp(const char *user)
+{
+	char file[PATH_MAX], *eff = NULL;
+
+	if (adm_dry_run || adm_sshd_effective(user, &eff) != 0)
+		return;
+	if (adm_sshd_sftp_inprocess(eff)) {
+		adm_sshd_sftp_source(file, sizeof(file));
+		warnx("%s: sshd serves sftp with internal-sftp, inside sshd: %s's sftp "
+		    "sessions skip agentbox-shell and see files outside the policy (no read set, "
+		    "Landlock or seccomp)", file, user);
+		hint("in %s, replace it with 'Subsystem sftp " AB_SFTP_SERVER "' and reload "
+		    "sshd; agentbox doctor fails until then", file);
+	}
+	free(eff);
+}
+
 static void
 usage_enroll(FILE *f)
 {
@@ -556,6 +579,8 @@ cmd_enroll(int argc, char **argv)
 	if ((r = adm_sshd_install(user)) == -EINVAL)
 		die("sshd -t rejected the configuration with the drop-in; it was removed");
 	ok_or(r, "install the sshd drop-in");
+
+	warn_internal_sftp(user);
 
 	/* 9. No jobs that outlive a session. */
 	ok_or(adm_deny_add(user), "deny cron and at");

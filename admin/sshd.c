@@ -6,14 +6,22 @@
  * by default globally and `agentbox doctor` checks the effective value.
  * The drop-in is checked with `sshd -t` and removed again if sshd rejects it; a running
  * sshd (no systemd here) is reloaded with SIGHUP to the pid in /run/sshd.pid.
+ *
+ * internal-sftp (FINDINGS F8) serves files from inside sshd after the PAM session,
+ * never exec'ing the login shell: no read set, no Landlock, no seccomp.  A Match block
+ * cannot change Subsystem, so enroll cannot fix it per user; it warns and names the
+ * file, doctor fails, and the admin switches to /usr/lib/openssh/sftp-server, which
+ * sshd runs through the login shell (agentbox-shell -c ...), confined like any command.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "admin.h"
@@ -142,4 +150,105 @@ adm_sshd_effective(const char *user, char **out)
 		return r < 0 ? r : -EINVAL;
 	}
 	return 0;
+}
+
+/* Is WORD (up to a blank or the end) "internal-sftp", in any case? */
+static int
+is_internal_sftp(const char *word)
+{
+	static const char name[] = "internal-sftp";
+	size_t n = sizeof(name) - 1;
+
+	return strncasecmp(word, name, n) == 0 &&
+	    (word[n] == '\0' || word[n] == ' ' || word[n] == '\t' || word[n] == '\n');
+}
+
+/* Skip KEY (case-insensitive) and the blanks after it; NULL if LINE does not start so. */
+static const char *
+after_key(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncasecmp(line, key, n) != 0 || (line[n] != ' ' && line[n] != '\t'))
+		return NULL;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+int
+adm_sshd_sftp_inprocess(const char *effective)
+{
+	const char *line, *v;
+
+	for (line = effective; line != NULL && *line != '\0';
+	    line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if ((v = after_key(line, "subsystem")) != NULL &&
+		    (v = after_key(v, "sftp")) != NULL && is_internal_sftp(v))
+			return 1;
+		if ((v = after_key(line, "forcecommand")) != NULL && is_internal_sftp(v))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the config file PATH have a Subsystem/ForceCommand line running internal-sftp? */
+static int
+file_sets_internal_sftp(const char *path)
+{
+	char *buf, *line, *save = NULL;
+	int found = 0;
+
+	if (adm_read_file(path, &buf, NULL) != 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line != NULL && !found;
+	    line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		found = adm_sshd_sftp_inprocess(line);
+	}
+	free(buf);
+	return found;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+adm_sshd_sftp_source(char *buf, size_t len)
+{
+	const char *main_conf = AB_SSHD_CONFIG;
+	struct ab_strv names = { 0 };
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+	int r = 0, found = 0;
+
+	if (file_sets_internal_sftp(main_conf)) {
+		snprintf(buf, len, "%s", main_conf);
+		return 0;
+	}
+	/* The drop-ins Debian's sshd_config includes, in the order sshd reads them. */
+	if ((d = opendir(AB_SSHD_DROPIN_DIR)) != NULL) {
+		while (r == 0 && (de = readdir(d)) != NULL) {
+			size_t n = strlen(de->d_name);
+			if (de->d_name[0] != '.' && n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0)
+				r = adm_strv_push(&names, de->d_name);
+		}
+		closedir(d);
+	}
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	for (i = 0; r == 0 && i < names.n && !found; i++) {
+		snprintf(buf, len, AB_SSHD_DROPIN_DIR "/%s", names.v[i]);
+		found = file_sets_internal_sftp(buf);
+	}
+	adm_strv_free(&names);
+	if (!found)	/* set where we do not look (another Include): name the root */
+		snprintf(buf, len, "%s", main_conf);
+	return r;
 }

@@ -257,6 +257,45 @@ else
 	not_ok "test sshd on 2202 did not start"
 fi
 
+# --- F8: internal-sftp runs inside sshd, never through the login shell ---
+# The harness's test sshd config, with each sftp flavour, stands in for the world's
+# /etc/ssh/sshd_config (a bind mount inside the private world) so doctor and enroll
+# read it as sshd would.
+cfg=$E2E_DIR/sshd/sshd_config
+if [ -f "$cfg" ] && grep -q '^Subsystem sftp ' "$cfg"; then
+	sed "s|^Subsystem sftp .*|Subsystem sftp /usr/lib/openssh/sftp-server|" "$cfg" > "$E2E_DIR/sshd_config.external"
+	sed "s|^Subsystem sftp .*|Subsystem sftp internal-sftp -l INFO|" "$cfg" > "$E2E_DIR/sshd_config.internal"
+	mount --bind "$E2E_DIR/sshd_config.external" /etc/ssh/sshd_config
+	like "$($AB doctor 2>&1)" "ok    sshd $U: sftp runs through the login shell" \
+	    "F8: doctor: sftp-server is ok"
+	umount /etc/ssh/sshd_config
+	mount --bind "$E2E_DIR/sshd_config.internal" /etc/ssh/sshd_config
+	doc=$($AB doctor 2>&1)
+	is "$?" 1 "F8: doctor fails with internal-sftp"
+	like "$doc" "fail  sshd $U: internal-sftp serves files outside the confined session" \
+	    "F8: doctor names the check"
+	like "$doc" "in /etc/ssh/sshd_config use 'Subsystem sftp /usr/lib/openssh/sftp-server'" \
+	    "F8: doctor's hint names the file and the fix"
+	out=$($AB enroll "$U" --project "$P1" --project "$P2" 2>&1)
+	is "$?" 0 "F8: enroll still succeeds with internal-sftp"
+	like "$out" "warning: /etc/ssh/sshd_config: sshd serves sftp with internal-sftp" \
+	    "F8: enroll warns, naming the file"
+	like "$out" "Subsystem sftp /usr/lib/openssh/sftp-server" "F8: enroll says what to write"
+	is "$(sed -n 's/^Subsystem //p' /etc/ssh/sshd_config)" "sftp internal-sftp -l INFO" \
+	    "F8: enroll did not edit the admin's sshd_config"
+	umount /etc/ssh/sshd_config
+	# ForceCommand internal-sftp in a drop-in: same hole, the drop-in is named.
+	mount --bind "$E2E_DIR/sshd_config.external" /etc/ssh/sshd_config
+	printf 'Match User %s\n\tForceCommand internal-sftp\n' "$U" > /etc/ssh/sshd_config.d/zz-sftp.conf
+	doc=$($AB doctor 2>&1)
+	is "$?" 1 "F8: doctor fails with ForceCommand internal-sftp"
+	like "$doc" "in /etc/ssh/sshd_config.d/zz-sftp.conf use" "F8: and names the drop-in"
+	rm -f /etc/ssh/sshd_config.d/zz-sftp.conf
+	umount /etc/ssh/sshd_config
+else
+	not_ok "F8: no test sshd config with a Subsystem line at $cfg"
+fi
+
 # --- a second user keeps the shared pieces alive ---
 e2e_enroll "$U2" --project "$P2" >/dev/null
 check $? "enroll $U2"

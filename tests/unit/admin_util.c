@@ -1,7 +1,8 @@
 /*
  * Unit tests of the admin tool's pure helpers (no root, no host changes): line edits
  * used on /etc/shells, cron.deny and PAM files, auditd.conf reads, user-name
- * validation, and the audit rule text that must match what auditctl -l prints back.
+ * validation, the audit rule text that must match what auditctl -l prints back, and
+ * the reading of sshd -T output for an in-process sftp server (FINDINGS F8).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,6 +102,28 @@ test_settings_table(void)
 	ok(!blind, "auditd: no action that stops recording silently");
 }
 
+static void
+test_sftp_inprocess(void)
+{
+	ok(adm_sshd_sftp_inprocess("port 22\nsubsystem sftp internal-sftp\nx11forwarding no\n"),
+	    "sftp: subsystem internal-sftp is in-process");
+	ok(adm_sshd_sftp_inprocess("subsystem sftp internal-sftp -l INFO\n"),
+	    "sftp: internal-sftp with arguments");
+	ok(adm_sshd_sftp_inprocess("Subsystem\tsftp\tINTERNAL-SFTP"),
+	    "sftp: config-file spelling, tabs, any case, last line without newline");
+	ok(adm_sshd_sftp_inprocess("forcecommand internal-sftp\n"),
+	    "sftp: ForceCommand internal-sftp");
+	ok(!adm_sshd_sftp_inprocess("subsystem sftp /usr/lib/openssh/sftp-server\n"),
+	    "sftp: sftp-server runs through the login shell");
+	ok(!adm_sshd_sftp_inprocess("forcecommand none\nsubsystem other internal-sftp\n"),
+	    "sftp: another subsystem name or no ForceCommand is not sftp");
+	ok(!adm_sshd_sftp_inprocess("subsystem sftp internal-sftpx\n"),
+	    "sftp: a longer word is not internal-sftp");
+	ok(!adm_sshd_sftp_inprocess("# subsystem sftp internal-sftp\n"),
+	    "sftp: a comment is not a setting");
+	ok(!adm_sshd_sftp_inprocess(""), "sftp: empty output");
+}
+
 int
 main(void)
 {
@@ -109,5 +132,6 @@ main(void)
 	test_names();
 	test_rule_text();
 	test_settings_table();
+	test_sftp_inprocess();
 	return done_testing();
 }
