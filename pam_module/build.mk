@@ -9,7 +9,8 @@ PAM_PKGS := pam audit
 PAM_TEST_LOAD := $(B)/tests/test_pam_load
 PAM_TEST_PREFILTER := $(B)/tests/test_pam_prefilter
 PAM_TRY       := $(B)/tests/pam_try
-PAM_E2E       := tests/e2e/pam_retval.t tests/e2e/pam_failclosed.t tests/e2e/pam_entry.t
+PAM_E2E       := tests/e2e/pam_retval.t tests/e2e/pam_failclosed.t tests/e2e/pam_entry.t \
+                 tests/e2e/pam_mask_variants.t
 
 # Built once the policy archive exists (policy/build.mk defines POLICY_LIB).
 ifneq ($(POLICY_LIB),)
