@@ -16,8 +16,9 @@
  *  - for su and runuser, their own command line (/proc/self/cmdline, parsed the way
  *    util-linux's getopt_long parses it, options and operands permuted, clustered short
  *    options, abbreviated long options): -s/--shell with another shell, -u/--user
- *    (runuser's direct command mode), and -m/-p/--preserve-environment when the passwd
- *    shell is listed in /etc/shells (su then execs the caller's $SHELL instead).
+ *    (runuser's direct command mode), and -m/-p/--preserve-environment unless the
+ *    caller's $SHELL is unset or is the login shell itself: su execs $SHELL then when
+ *    the passwd shell is listed in /etc/shells, and always when root calls it.
  *    Anything the parser does not understand is refused.
  *
  * A hand-written parser because no library parses another program's argv for us; it
@@ -124,7 +125,7 @@ long_opt(const char *arg, enum opt_id *id, const char **val)
 
 struct verdict {
 	const char	*pw_shell;
-	int		 shell_listed;
+	const char	*caller_shell;	/* $SHELL of the process, NULL or "" if unset */
 	const char	*why;
 };
 
@@ -140,9 +141,10 @@ judge(struct verdict *v, enum opt_id id, const char *val)
 		}
 		return 0;
 	case O_PRESERVE:
-		if (v->shell_listed) {
-			v->why = "--preserve-environment with the login shell listed in /etc/shells "
-			    "runs the caller's $SHELL";
+		if (v->caller_shell != NULL && v->caller_shell[0] != '\0' &&
+		    strcmp(v->caller_shell, v->pw_shell) != 0) {
+			v->why = "--preserve-environment would run the caller's $SHELL, not the "
+			    "agent's login shell";
 			return -EPERM;
 		}
 		return 0;
@@ -234,9 +236,9 @@ judge_su_argv(struct verdict *v, int argc, char *const argv[])
 
 int
 ab_entry_check(const char *service, int argc, char *const argv[], const char *pw_shell,
-    int shell_listed, const char **why)
+    const char *caller_shell, const char **why)
 {
-	struct verdict v = { pw_shell, shell_listed, NULL };
+	struct verdict v = { pw_shell, caller_shell, NULL };
 	size_t i;
 
 	for (i = 0; i < sizeof(services) / sizeof(services[0]); i++) {
@@ -257,28 +259,6 @@ ab_entry_check(const char *service, int argc, char *const argv[], const char *pw
 	}
 	*why = "unknown PAM service: agentbox cannot tell that it runs the agent's login shell";
 	return -EPERM;
-}
-
-/* Is SHELL a line of /etc/shells?  Unreadable /etc/shells: assume listed (refuses -m). */
-static int
-shell_listed(const char *shell)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f;
-	int listed = 0;
-
-	if ((f = fopen("/etc/shells", "re")) == NULL)
-		return errno == ENOENT ? 0 : 1;
-	while (!listed && (n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		listed = strcmp(line, shell) == 0;
-	}
-	free(line);
-	fclose(f);
-	return listed;
 }
 
 /* Our own argv, from /proc/self/cmdline (the host's /proc, opened before ours hid it). */
@@ -333,7 +313,8 @@ ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell)
 		free(buf);
 		return ab_sess_fail(s, r, "read /proc/self/cmdline: %s", strerror(-r));
 	}
-	r = ab_entry_check(service, argc, argv, pw_shell, shell_listed(pw_shell), &why);
+	/* su runs in the caller's environment until it execs: $SHELL is what su -m takes. */
+	r = ab_entry_check(service, argc, argv, pw_shell, getenv("SHELL"), &why);
 	free(buf);
 	if (r != 0)
 		return ab_sess_fail(s, r, "service %s: %s", service, why);

@@ -64,7 +64,7 @@ int	ab_mask_apply(struct ab_sess *s);
  * /proc/self/cmdline and /etc/shells and records the reason with ab_sess_fail.
  */
 int	ab_entry_check(const char *service, int argc, char *const argv[], const char *pw_shell,
-	    int shell_listed, const char **why);
+	    const char *caller_shell, const char **why);
 int	ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell);
 
 /* reaper.c: open agentbox-init (root-owned, not writable by others) into s->init_fd,

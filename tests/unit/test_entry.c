@@ -28,44 +28,46 @@ ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
 
 static const struct row {
 	const char	*service;
-	int		 listed;	/* agentbox-shell in /etc/shells */
+	const char	*caller_shell;	/* $SHELL of the caller */
 	int		 allowed;
 	const char	*argv[8];
 } rows[] = {
-	{ "sshd", 0, 1, { "sshd: agent [priv]" } },
-	{ "login", 0, 1, { "login", "--", "agent" } },
-	{ "sudo-i", 0, 1, { "sudo", "-iu", "agent", "make" } },
-	{ "su", 0, 1, { "su", "agent" } },
-	{ "su", 0, 1, { "su", "-", "agent" } },
-	{ "su-l", 0, 1, { "su", "-l", "agent", "-c", "id -s" } },
-	{ "su", 0, 1, { "su", "agent", "-c", "--shell /bin/sh" } },
-	{ "su", 0, 1, { "su", "-c", "-s", "agent" } },		/* -s is -c's argument */
-	{ "su", 0, 1, { "su", "agent", "--", "-s", "/bin/sh" } },	/* after --: shell args */
-	{ "su", 0, 1, { "su", "-m", "agent" } },		/* shell restricted: -m ignored */
-	{ "su", 1, 0, { "su", "-m", "agent" } },
-	{ "su", 1, 0, { "su", "-lp", "agent" } },
-	{ "su", 1, 0, { "su", "--preserve", "agent" } },
-	{ "su", 0, 1, { "su", "-s", SH, "agent" } },		/* the login shell itself */
-	{ "su", 0, 0, { "su", "-s", "/bin/sh", "agent" } },
-	{ "su", 0, 0, { "su", "-s/bin/sh", "agent" } },
-	{ "su", 0, 0, { "su", "-ls", "/bin/sh", "agent" } },
-	{ "su", 0, 0, { "su", "agent", "-s", "/bin/sh" } },	/* permuted */
-	{ "su", 0, 0, { "su", "--shell=/bin/sh", "agent" } },
-	{ "su", 0, 0, { "su", "--shell", "/bin/sh", "agent" } },
-	{ "su", 0, 0, { "su", "--sh=/bin/sh", "agent" } },	/* abbreviated */
-	{ "su", 0, 0, { "su", "--she", "/bin/sh", "agent" } },
-	{ "su", 0, 0, { "su", "--s", "/bin/sh", "agent" } },	/* ambiguous: refuse */
-	{ "su", 0, 0, { "su", "-X", "agent" } },		/* unknown option */
-	{ "su", 0, 0, { "su", "agent", "-s" } },		/* missing argument */
-	{ "runuser", 0, 1, { "runuser", "-l", "agent", "-c", "true" } },
-	{ "runuser", 0, 0, { "runuser", "-u", "agent", "--", "id" } },
-	{ "runuser", 0, 0, { "runuser", "--user=agent", "id" } },
-	{ "runuser", 0, 0, { "runuser", "-gagent", "-uagent", "id" } },
-	{ "sudo", 0, 0, { "sudo", "-u", "agent", "id" } },
-	{ "sudo", 0, 0, { "sudo", "-su", "agent" } },
-	{ "cron", 0, 0, { "/usr/sbin/cron", "-f" } },
-	{ "atd", 0, 0, { "/usr/sbin/atd" } },
-	{ "xrdp-sesman", 0, 0, { "xrdp-sesman" } },		/* unknown service */
+	{ "sshd", "/bin/bash", 1, { "sshd: agent [priv]" } },
+	{ "login", "/bin/bash", 1, { "login", "--", "agent" } },
+	{ "sudo-i", "/bin/bash", 1, { "sudo", "-iu", "agent", "make" } },
+	{ "su", "/bin/bash", 1, { "su", "agent" } },
+	{ "su", "/bin/bash", 1, { "su", "-", "agent" } },
+	{ "su-l", "/bin/bash", 1, { "su", "-l", "agent", "-c", "id -s" } },
+	{ "su", "/bin/bash", 1, { "su", "agent", "-c", "--shell /bin/sh" } },
+	{ "su", "/bin/bash", 1, { "su", "-c", "-s", "agent" } },		/* -s is -c's argument */
+	{ "su", "/bin/bash", 1, { "su", "agent", "--", "-s", "/bin/sh" } },	/* after --: shell args */
+	{ "su", NULL, 1, { "su", "-m", "agent" } },		/* SHELL unset: passwd shell */
+	{ "su", SH, 1, { "su", "-m", "agent" } },		/* SHELL is the login shell */
+	{ "su", "", 1, { "su", "-p", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "-m", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "-lp", "agent" } },
+	{ "su", "/bin/sh", 0, { "su", "--preserve", "agent" } },
+	{ "su", "/bin/bash", 1, { "su", "-s", SH, "agent" } },		/* the login shell itself */
+	{ "su", "/bin/bash", 0, { "su", "-s", "/bin/sh", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "-s/bin/sh", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "-ls", "/bin/sh", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "agent", "-s", "/bin/sh" } },	/* permuted */
+	{ "su", "/bin/bash", 0, { "su", "--shell=/bin/sh", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "--shell", "/bin/sh", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "--sh=/bin/sh", "agent" } },	/* abbreviated */
+	{ "su", "/bin/bash", 0, { "su", "--she", "/bin/sh", "agent" } },
+	{ "su", "/bin/bash", 0, { "su", "--s", "/bin/sh", "agent" } },	/* ambiguous: refuse */
+	{ "su", "/bin/bash", 0, { "su", "-X", "agent" } },		/* unknown option */
+	{ "su", "/bin/bash", 0, { "su", "agent", "-s" } },		/* missing argument */
+	{ "runuser", "/bin/bash", 1, { "runuser", "-l", "agent", "-c", "true" } },
+	{ "runuser", "/bin/bash", 0, { "runuser", "-u", "agent", "--", "id" } },
+	{ "runuser", "/bin/bash", 0, { "runuser", "--user=agent", "id" } },
+	{ "runuser", "/bin/bash", 0, { "runuser", "-gagent", "-uagent", "id" } },
+	{ "sudo", "/bin/bash", 0, { "sudo", "-u", "agent", "id" } },
+	{ "sudo", "/bin/bash", 0, { "sudo", "-su", "agent" } },
+	{ "cron", "/bin/bash", 0, { "/usr/sbin/cron", "-f" } },
+	{ "atd", "/bin/bash", 0, { "/usr/sbin/atd" } },
+	{ "xrdp-sesman", "/bin/bash", 0, { "xrdp-sesman" } },		/* unknown service */
 };
 
 int
@@ -85,10 +87,11 @@ main(void)
 			strncat(line, r->argv[j], sizeof(line) - strlen(line) - 2);
 			strcat(line, " ");
 		}
-		rc = ab_entry_check(r->service, argc, (char *const *)r->argv, SH, r->listed, &why);
-		ok(r->allowed ? rc == 0 : rc == -EPERM && why != NULL, "%s %s(%s%s)%s%s",
+		rc = ab_entry_check(r->service, argc, (char *const *)r->argv, SH, r->caller_shell,
+		    &why);
+		ok(r->allowed ? rc == 0 : rc == -EPERM && why != NULL, "%s %s(%s, SHELL=%s)%s%s",
 		    r->allowed ? "allows" : "refuses", line, r->service,
-		    r->listed ? ", shell listed" : "", why ? ": " : "", why ? why : "");
+		    r->caller_shell ? r->caller_shell : "unset", why ? ": " : "", why ? why : "");
 	}
 	return done_testing();
 }
