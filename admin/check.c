@@ -160,6 +160,74 @@ show_user(const char *root, const char *file, const char *user)
 	return 0;
 }
 
+/* Does USER's policy still compile, as the PAM module would load it? */
+static int
+loads(const char *root, const char *file, const char *user)
+{
+	struct ab_diag diag = { 0 };
+	struct ab_policy *p = NULL;
+	int r;
+
+	r = file != NULL ? ab_policy_load_file(file, user, &p, &diag) :
+	    ab_policy_load(root, user, &p, &diag);
+	ab_policy_free(p);
+	ab_diag_free(&diag);
+	return r == 0;
+}
+
+static void
+put_names(const struct ab_strv *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++) {
+		fputs(i == 0 ? "" : ", ", stderr);
+		fput_safe(sv->v[i], stderr);
+	}
+}
+
+/*
+ * Say whose logins the broken set refuses, as policy.h (ab_policy_load) and
+ * pam_module/pam_agentbox.c (open_session) decide it: files that cannot be read
+ * safely refuse every login but root's (nobody can tell who is enrolled); a problem in
+ * the text, or a missing project in [defaults], refuses every enrolled user (named in
+ * a section header, or with agentbox-shell as login shell); a missing project in
+ * [user:NAME] refuses NAME only.  Users not enrolled and root are never refused for it.
+ */
+static void
+print_consequence(const char *root, const char *file, int r, const struct ab_strv *users)
+{
+	struct ab_strv refused = { 0 }, fine = { 0 };
+	size_t i;
+
+	if (r != -EINVAL) {
+		fprintf(stderr, "until fixed, pam_agentbox refuses every login except root's "
+		    "(it cannot tell who is enrolled)\n");
+		return;
+	}
+	for (i = 0; i < users->n; i++) {
+		struct ab_strv *to = loads(root, file, users->v[i]) ? &fine : &refused;
+		char **v = reallocarray(to->v, to->n + 1, sizeof(*to->v));
+		if (v == NULL)
+			break;
+		to->v = v;
+		to->v[to->n++] = users->v[i];	/* borrowed: freed with USERS */
+	}
+	if (i < users->n || fine.n == 0 || refused.n == 0) {
+		fprintf(stderr, "until fixed, pam_agentbox refuses the login of every enrolled "
+		    "user (named in a [user:NAME] header, or whose login shell is "
+		    "agentbox-shell); root and users not enrolled are not affected\n");
+	} else {
+		fprintf(stderr, "until fixed, pam_agentbox refuses the login of ");
+		put_names(&refused);
+		fprintf(stderr, " (a project of theirs is unusable); ");
+		put_names(&fine);
+		fprintf(stderr, " log in confined as before\n");
+	}
+	free(refused.v);
+	free(fine.v);
+}
+
 int
 cmd_check(int argc, char **argv)
 {
@@ -204,9 +272,9 @@ cmd_check(int argc, char **argv)
 	r = ab_policy_check(root, file, &users, &diag);
 	if (r != 0) {
 		print_diag(&diag);
-		fprintf(stderr, "agentbox check: policy %s: %zu problem%s: every agentbox login "
-		    "is refused until fixed\n", r == -EINVAL ? "invalid" : "unreadable",
-		    diag.n, diag.n == 1 ? "" : "s");
+		fprintf(stderr, "agentbox check: policy %s: %zu problem%s: ",
+		    r == -EINVAL ? "invalid" : "unreadable", diag.n, diag.n == 1 ? "" : "s");
+		print_consequence(root, file, r, &users);
 		ab_diag_free(&diag);
 		ab_strv_free(&users);
 		return 1;
