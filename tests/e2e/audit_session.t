@@ -55,7 +55,9 @@ for l in open(sys.argv[1]):
     d = json.loads(l)
     print("%s|%s|%s|%s" % (d["kind"], d["access"], d["path"] or d["syscall"], d["session"]))
 PY
-ses=$(sed -n 's/.*op=agentbox-session-start ses=\([0-9]*\) .*/\1/p' "$E2E_DIR/slice.log" | tail -1)
+# This user's start record: other tests may log sessions of their own users meanwhile.
+ses=$(grep -F "user=\"$U\"" "$E2E_DIR/slice.log" |
+	sed -n 's/.*op=agentbox-session-start ses=\([0-9]*\) .*/\1/p' | tail -1)
 [ -n "$ses" ] && ok "session start record: ses $ses" || not_ok "no session start record in the log"
 while IFS='|' read -r kind access obj op; do
 	[ "$obj" = - ] && obj=$access

@@ -194,7 +194,8 @@ main(int argc, char **argv)
 	    "unenrolled user: the session stack succeeds (open %d, close %d)", rc, close_rc);
 
 	/* A policy the loader must not trust (ours, not root's, unless we are root) or,
-	 * as root, a malformed one: every non-root session is refused. */
+	 * as root, a malformed one: a user it names is refused; "nobody" (not named, shell
+	 * not agentbox-shell) is let through. */
 	snprintf(root, sizeof(root), "root=%s/bad", dir);
 	snprintf(path, sizeof(path), "%s/bad", dir);
 	mkdir(path, 0755);
@@ -203,11 +204,15 @@ main(int argc, char **argv)
 	strcat(path, "/agentbox");
 	mkdir(path, 0755);
 	strcat(path, "/agentbox.conf");
-	write_file(path, "[user:abt_pam1]\nno_such_key = 1\n");
+	write_file(path, "[user:abt_pam1]\nno_such_key = 1\n[user:nobody]\nproject = /\n");
 	ok(verdict(root, "nobody", 0) == PAM_SYSTEM_ERR,
-	    "bad policy: open_session PAM_SYSTEM_ERR for a non-root user");
+	    "bad policy naming the user: open_session PAM_SYSTEM_ERR for a non-root user");
 	service(root, "session required pam_permit.so\n");
 	ok(stack_open("nobody", &close_rc) == PAM_SYSTEM_ERR, "bad policy: the stack refuses");
+	write_file(path, "[user:abt_pam1]\nno_such_key = 1\n");
+	rc = verdict(root, "nobody", 0);
+	ok(rc == PAM_IGNORE, "bad policy not naming the user: PAM_IGNORE, no host-wide "
+	    "lock-out (got %d)", rc);
 
 	dlclose(so);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
