@@ -19,6 +19,27 @@
 # records are tied to attempts.  A leaked secret always fails the attempt: every planted
 # secret contains the marker ABTSECRET and esc reports SECRET-LEAKED when it reads one.
 
+# Known gaps (tests/escape/known-gaps.tsv: ID, reason): attempts that still succeed
+# because neither the kernel nor agentbox has a defence yet.  They keep running and keep
+# printing "not ok"; TAP's TODO directive makes prove report them without failing the
+# run.  Every row is listed in README.md's limitations and tests/escape/README.md.  A
+# HOLE that agentbox can close is never listed here: it is fixed.
+declare -A ESC_GAP=()
+while IFS=$'\t' read -r _gid _gwhy; do
+	case $_gid in ''|'#'*) continue ;; esac
+	ESC_GAP[$_gid]=$_gwhy
+done < "$TOP/tests/escape/known-gaps.tsv"
+not_ok() {
+	local id=${1%% *}
+	n=$((n + 1))
+	if [ -n "${ESC_GAP[$id]:-}" ]; then
+		echo "not ok $n - $* # TODO known gap: ${ESC_GAP[$id]}"
+		return
+	fi
+	failed=1
+	echo "not ok $n - $*"
+}
+
 ESC_LIB=/usr/local/lib/abt-esc		# private /usr/local: root-owned, agent can't edit
 ESC=$ESC_LIB/esc
 ESC_AGENT=abt_esc1
