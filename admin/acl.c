@@ -40,7 +40,7 @@
 #include "admin.h"
 
 #define WALK_MAX_DEPTH 512
-#define PROGRESS_EVERY_NS (3 * 1000000000LL)
+#define PROGRESS_EVERY_NS (3 * 1000000000LL)	/* default */
 
 enum how {
 	GRANT,		/* user:UID:rw(x) */
@@ -245,7 +245,13 @@ now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Tell the caller how far the walk is, at most every PROGRESS_EVERY_NS. */
+static long long
+progress_every(const struct adm_acl_opts *opts)
+{
+	return opts->progress_ns > 0 ? opts->progress_ns : PROGRESS_EVERY_NS;
+}
+
+/* Tell the caller how far the walk is, at most every progress_every(). */
 static void
 progress(struct walk *w)
 {
@@ -255,7 +261,7 @@ progress(struct walk *w)
 		return;
 	if ((t = now_ns()) < w->next_progress)
 		return;
-	w->next_progress = t + PROGRESS_EVERY_NS;
+	w->next_progress = t + progress_every(w->opts);
 	w->opts->progress(w->st, w->path, w->opts->arg);
 }
 
@@ -386,7 +392,7 @@ walk_tree(const char *dir, uid_t uid, int grant, const struct adm_acl_opts *opts
 	memset(st, 0, sizeof(*st));
 	why[0] = '\0';
 	if (opts != NULL && opts->progress != NULL)
-		w.next_progress = now_ns() + PROGRESS_EVERY_NS;
+		w.next_progress = now_ns() + progress_every(opts);
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return fail(&w, -errno, "open");
 	if (fstat(fd, &sb) == -1) {

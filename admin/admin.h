@@ -86,6 +86,7 @@ struct adm_acl_opts {
 	/* Called every few seconds during a long walk with the entry being visited. */
 	void	(*progress)(const struct adm_acl_stats *st, const char *path, void *arg);
 	void	*arg;
+	long long progress_ns;	/* interval; 0: every 3 s */
 };
 int	adm_acl_grant(const char *dir, uid_t uid, const struct adm_acl_opts *opts,
 	    struct adm_acl_stats *st, char *why, size_t whylen);

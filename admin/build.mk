@@ -51,7 +51,7 @@ ROOT_TESTS     += tests/e2e/admin.t
 ROOT_TEST_DEPS += $(ADMIN_BIN)
 
 # Unit test of the pure helpers, sanitized, no root.
-ADMIN_UNIT_SRCS := admin/util.c admin/auditconf.c admin/auditrules.c admin/user.c admin/sshd.c
+ADMIN_UNIT_SRCS := admin/util.c admin/auditconf.c admin/auditrules.c admin/user.c admin/sshd.c admin/acl.c
 ADMIN_UNIT_OBJS := $(ADMIN_UNIT_SRCS:admin/%.c=$(B)/san/admin/%.o)
 
 $(B)/san/admin:
@@ -60,7 +60,8 @@ $(B)/san/admin:
 $(B)/san/admin/%.o: admin/%.c admin/admin.h policy/policy.h $(B)/config.h | $(B)/san/admin
 	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -c -o $@ $<
 
-$(B)/san/admin/admin_util: tests/unit/admin_util.c $(ADMIN_UNIT_OBJS) | $(B)/san/admin
-	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -Iadmin $(LDFLAGS) -o $@ $< $(ADMIN_UNIT_OBJS) $(ADMIN_LIBS)
+$(B)/san/admin/admin_util: tests/unit/admin_util.c $(ADMIN_UNIT_OBJS) $(POLICY_LIB_SAN) | $(B)/san/admin
+	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -Iadmin $(LDFLAGS) -o $@ $< $(ADMIN_UNIT_OBJS) \
+	    $(POLICY_LIB_SAN) $(POLICY_LIBS) $(ADMIN_LIBS)
 
 UNIT_TESTS += $(B)/san/admin/admin_util

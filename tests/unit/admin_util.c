@@ -2,12 +2,20 @@
  * Unit tests of the admin tool's pure helpers (no root, no host changes): line edits
  * used on /etc/shells, cron.deny and PAM files, auditd.conf reads, user-name
  * validation, the audit rule text that must match what auditctl -l prints back, and
- * the reading of sshd -T output for an in-process sftp server (FINDINGS F8).
+ * the reading of sshd -T output for an in-process sftp server (FINDINGS F8), and the
+ * project ACL walk on a scratch tree the test owns (masked paths denied, FINDINGS F7;
+ * progress reports; revoke takes everything back).
  */
+#include <acl/libacl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/acl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "admin.h"
 #include "../tap.h"
@@ -124,6 +132,146 @@ test_sftp_inprocess(void)
 	ok(!adm_sshd_sftp_inprocess(""), "sftp: empty output");
 }
 
+#define T_UID 4242	/* any uid: the owner may name any user in an ACL */
+
+/* Permission bits (4 r, 2 w, 1 x) of user:T_UID in PATH's ACL of TYPE, -1 if none. */
+static int
+perms_of(const char *path, acl_type_t type)
+{
+	acl_permset_t ps;
+	acl_entry_t e;
+	acl_tag_t tag;
+	acl_t acl;
+	int id, r = -1;
+
+	if ((acl = acl_get_file(path, type)) == NULL)
+		return -2;
+	for (id = ACL_FIRST_ENTRY; acl_get_entry(acl, id, &e) == 1; id = ACL_NEXT_ENTRY) {
+		uid_t *q;
+		if (acl_get_tag_type(e, &tag) != 0 || tag != ACL_USER ||
+		    (q = acl_get_qualifier(e)) == NULL)
+			continue;
+		if (*q == T_UID && acl_get_permset(e, &ps) == 0)
+			r = 4 * acl_get_perm(ps, ACL_READ) + 2 * acl_get_perm(ps, ACL_WRITE) +
+			    acl_get_perm(ps, ACL_EXECUTE);
+		acl_free(q);
+	}
+	acl_free(acl);
+	return r;
+}
+
+static int nprogress;
+
+static void
+count_progress(const struct adm_acl_stats *st, const char *path, void *arg)
+{
+	(void)st;
+	(void)path;
+	(void)arg;
+	nprogress++;
+}
+
+static void
+touch(const char *dir, const char *name)
+{
+	char p[2 * PATH_MAX];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
+}
+
+static int
+at(const char *dir, const char *name, acl_type_t type)
+{
+	char p[2 * PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return perms_of(p, type);
+}
+
+static void
+test_acl_walk(void)
+{
+	char *mpats[] = { ".env", "*.pem", "secrets/" };
+	struct ab_strv mask = { mpats, 3 };
+	struct adm_acl_opts opts = { .mask = &mask, .progress = count_progress,
+	    .progress_ns = 1 };
+	char dir[] = "/tmp/admin-acl.XXXXXX", p[PATH_MAX + 32], why[PATH_MAX + 64];
+	struct adm_acl_stats st;
+	int i, r;
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/secrets", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/secrets/inner", dir);
+	mkdir(p, 0755);
+	touch(dir, ".env");
+	touch(dir, ".ENV~");
+	touch(dir, "sub/a.PEM.bak");
+	touch(dir, "sub/x.txt");
+	touch(dir, "secrets/inner/key");
+	for (i = 0; i < 600; i++) {
+		snprintf(p, sizeof(p), "sub/f%d", i);
+		touch(dir, p);
+	}
+	r = adm_acl_grant(dir, T_UID, &opts, &st, why, sizeof(why));
+	if (r == -EOPNOTSUPP) {
+		ok(0, "acl walk: %s has no POSIX ACLs (%s)", dir, why);
+		goto out;
+	}
+	ok(r == 0, "acl grant: %d %s", r, why);
+	ok(st.masked == 4, "acl grant: 4 masked entries (%lu)", st.masked);
+	ok(nprogress > 0, "acl grant: progress reported (%d times)", nprogress);
+	ok(at(dir, ".", ACL_TYPE_ACCESS) == 7 && at(dir, ".", ACL_TYPE_DEFAULT) == 7,
+	    "acl grant: project root rwx, access and default");
+	ok(at(dir, "sub/x.txt", ACL_TYPE_ACCESS) == 6, "acl grant: a plain file rw-");
+	ok(at(dir, ".env", ACL_TYPE_ACCESS) == 0, "acl grant: .env gets ---");
+	ok(at(dir, ".ENV~", ACL_TYPE_ACCESS) == 0, "acl grant: .ENV~ (case folded, decoration) gets ---");
+	ok(at(dir, "sub/a.PEM.bak", ACL_TYPE_ACCESS) == 0, "acl grant: sub/a.PEM.bak gets ---");
+	ok(at(dir, "secrets", ACL_TYPE_ACCESS) == 0 && at(dir, "secrets", ACL_TYPE_DEFAULT) == 0,
+	    "acl grant: secrets/ gets --- access and default");
+	ok(at(dir, "secrets/inner", ACL_TYPE_ACCESS) == -1 &&
+	    at(dir, "secrets/inner/key", ACL_TYPE_ACCESS) == -1,
+	    "acl grant: the walk does not enter a masked directory");
+	r = adm_acl_grant(dir, T_UID, NULL, &st, why, sizeof(why));
+	ok(r == 0 && at(dir, ".env", ACL_TYPE_ACCESS) == 6,
+	    "acl grant without masks: .env rw- (the mask list is what decides)");
+	r = adm_acl_grant(dir, T_UID, &opts, &st, why, sizeof(why));
+	ok(r == 0 && at(dir, ".env", ACL_TYPE_ACCESS) == 0, "acl grant again: back to ---");
+	r = adm_acl_revoke(dir, T_UID, NULL, &st, why, sizeof(why));
+	ok(r == 0, "acl revoke: %d %s", r, why);
+	ok(at(dir, ".env", ACL_TYPE_ACCESS) == -1 && at(dir, "secrets", ACL_TYPE_ACCESS) == -1 &&
+	    at(dir, "sub/x.txt", ACL_TYPE_ACCESS) == -1 && at(dir, ".", ACL_TYPE_ACCESS) == -1,
+	    "acl revoke: every entry for the uid is gone, --- included");
+	ok(at(dir, "secrets", ACL_TYPE_DEFAULT) == -1 && at(dir, ".", ACL_TYPE_DEFAULT) == -1,
+	    "acl revoke: default entries gone too");
+out:
+	for (i = 0; i < 600; i++) {
+		snprintf(p, sizeof(p), "%s/sub/f%d", dir, i);
+		unlink(p);
+	}
+	{
+		static const char *const files[] = { ".env", ".ENV~", "sub/a.PEM.bak",
+		    "sub/x.txt", "secrets/inner/key", NULL };
+		static const char *const dirs[] = { "secrets/inner", "secrets", "sub", "", NULL };
+		for (i = 0; files[i] != NULL; i++) {
+			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+			unlink(p);
+		}
+		for (i = 0; dirs[i] != NULL; i++) {
+			snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+			rmdir(p);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -133,5 +281,6 @@ main(void)
 	test_rule_text();
 	test_settings_table();
 	test_sftp_inprocess();
+	test_acl_walk();
 	return done_testing();
 }
