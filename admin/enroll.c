@@ -481,12 +481,12 @@ usage_enroll(FILE *f)
 	    "[--network none|loopback|host|tcp:PORT,...] [--dry-run] [--quiet]\n");
 }
 
-static const char *
-ok_or(int r, const char *what)
+/* A failed step names the user and the file(s) it was writing. */
+static void
+step(int r, const char *user, const char *what, const char *file)
 {
 	if (r != 0)
-		die_errno(r, "%s", what);
-	return what;
+		die_errno(r, "enroll %s: %s (%s)", user, what, file);
 }
 
 int
@@ -500,10 +500,10 @@ cmd_enroll(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ab_strv projects = { 0 };
+	struct ab_strv args = { 0 }, projects = { 0 };
 	struct state old, st = { 0 };
 	const char *user, *network = NULL;
-	char ppath[PATH_MAX], *text, *p;
+	char ppath[PATH_MAX], spath[PATH_MAX], path[PATH_MAX], *text, *p;
 	struct ab_policy *pol;
 	struct passwd *pw;
 	size_t i;
@@ -512,10 +512,8 @@ cmd_enroll(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:n:Nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			p = canonical_project(optarg);
-			if (!adm_strv_has(&projects, p) && adm_strv_push(&projects, p) != 0)
+			if (adm_strv_push(&args, optarg) != 0)
 				die("out of memory");
-			free(p);
 			break;
 		case 'n': network = optarg; break;
 		case 'N': adm_dry_run = 1; break;
@@ -531,11 +529,19 @@ cmd_enroll(int argc, char **argv)
 	user = argv[optind];
 	/* 1. Refuse what we cannot do right before touching anything. */
 	if (geteuid() != 0)
-		die("enroll changes users, PAM, sshd and audit: run it as root");
+		die("enroll: must be root (it changes users, PAM, sshd and audit)");
 	if (!adm_valid_username(user))
 		die("%s: not a valid user name", user);
-	if (projects.n == 0)
+	if (args.n == 0)
 		die("enroll %s: at least one --project DIR is needed", user);
+	/* After the root check: a non-root caller learns that first, not a path error. */
+	for (i = 0; i < args.n; i++) {
+		p = canonical_project(args.v[i]);
+		if (!adm_strv_has(&projects, p) && adm_strv_push(&projects, p) != 0)
+			die("out of memory");
+		free(p);
+	}
+	adm_strv_free(&args);
 	if (strchr(network ? network : "", '\n') != NULL)
 		die("--network: invalid value");
 	if (access(AB_SHELL_PATH, X_OK) == -1)
@@ -547,10 +553,11 @@ cmd_enroll(int argc, char **argv)
 	if ((text = policy_text(user, &projects, network)) == NULL)
 		die("out of memory");
 	pol = validate(user, text, ppath);
+	state_path(user, spath, sizeof(spath));
 
 	/* 3. The account, with agentbox-shell as its login shell (fails closed alone). */
 	if ((r = state_read(user, &old)) != 0 && r != -ENOENT)
-		die_errno(r, "read the enrollment state of %s", user);
+		die_errno(r, "enroll %s: read the enrollment state %s", user, spath);
 	errno = 0;
 	if ((pw = getpwnam(user)) != NULL && pw->pw_uid == 0)
 		die("%s has uid 0: root cannot be confined", user);
@@ -559,12 +566,14 @@ cmd_enroll(int argc, char **argv)
 		st.shell_before = strdup(pw->pw_shell);
 	else if (old.shell_before != NULL)
 		st.shell_before = strdup(old.shell_before);
-	ok_or(adm_user_ensure(user, AB_SHELL_PATH, &created), "create or update the user");
+	step(adm_user_ensure(user, AB_SHELL_PATH, &created), user,
+	    "create or update the account (useradd/usermod)", "/etc/passwd");
 	st.created = created || old.created;
 	/* Kept OUT of /etc/shells on purpose: util-linux su -m/-p run the caller's $SHELL
 	 * instead of a listed ("unrestricted") passwd shell, and non-root callers may use
 	 * su -s only for unrestricted ones.  Remove a listing an older enroll made. */
-	ok_or(adm_shells_remove(AB_SHELL_PATH), "remove agentbox-shell from /etc/shells");
+	step(adm_shells_remove(AB_SHELL_PATH), user, "remove agentbox-shell from /etc/shells",
+	    "/etc/shells");
 	errno = 0;
 	if ((pw = getpwnam(user)) == NULL) {
 		if (!adm_dry_run)
@@ -575,7 +584,7 @@ cmd_enroll(int argc, char **argv)
 	}
 
 	/* 4. Its policy: from now on the PAM module confines it. */
-	ok_or(install_policy(ppath, text), "write the policy");
+	step(install_policy(ppath, text), user, "write the policy", ppath);
 	free(text);
 
 	/* 5. Record before granting, so a crash half way is still undone by unenroll. */
@@ -584,7 +593,7 @@ cmd_enroll(int argc, char **argv)
 	for (i = 0; i < projects.n; i++)
 		if (!adm_strv_has(&st.projects, projects.v[i]))
 			adm_strv_push(&st.projects, projects.v[i]);
-	ok_or(state_write(user, &st), "write the enrollment state");
+	step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
 	for (i = 0; i < projects.n; i++)
@@ -596,31 +605,38 @@ cmd_enroll(int argc, char **argv)
 	adm_strv_free(&st.projects);
 	for (i = 0; i < projects.n; i++)
 		adm_strv_push(&st.projects, projects.v[i]);
-	ok_or(state_write(user, &st), "write the enrollment state");
+	step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 7. Every entry path runs pam_agentbox. */
 	if ((r = adm_pam_enable()) == -ENOTRECOVERABLE) {
 		hint("pam-auth-update keeps locally modified common-session files: "
 		    "review them, then run pam-auth-update --force --enable agentbox");
-		die("PAM: pam_agentbox.so is still missing from the common session stacks");
+		die("enroll %s: PAM: pam_agentbox.so is still missing from "
+		    AB_PAM_D "/common-session*", user);
 	}
-	ok_or(r, "add pam_agentbox to the PAM stacks");
+	step(r, user, "add pam_agentbox to the PAM stacks",
+	    AB_PAM_CONFIGS_DIR "/" AB_PAM_PROFILE_NAME ", " AB_PAM_D "/*");
 
 	/* 8. ssh: no forwarding around the session, no ~/.ssh/rc. */
+	adm_sshd_dropin_path(user, path, sizeof(path));
 	if ((r = adm_sshd_install(user)) == -EINVAL)
-		die("sshd -t rejected the configuration with the drop-in; it was removed");
-	ok_or(r, "install the sshd drop-in");
+		die("enroll %s: sshd -t rejected the configuration with the drop-in %s; it was "
+		    "removed", user, path);
+	step(r, user, "install the sshd drop-in", path);
 
 	warn_internal_sftp(user);
 
 	/* 9. No jobs that outlive a session. */
-	ok_or(adm_deny_add(user), "deny cron and at");
+	step(adm_deny_add(user), user, "deny cron and at", "/etc/cron.deny, /etc/at.deny");
 
 	/* 10. Every denial on the record, and auditd keeping the record. */
+	snprintf(path, sizeof(path), AB_AUDIT_RULES_DIR "/agentbox-%s.rules", user);
 	if (st.uid != (uid_t)-1 || adm_dry_run)
-		ok_or(adm_audit_rules_install(user, st.uid), "load the audit rules");
-	ok_or(adm_audit_backlog_install(), "set the kernel audit backlog");
-	ok_or(adm_auditd_tune(), "tune auditd");
+		step(adm_audit_rules_install(user, st.uid), user, "install and load the audit "
+		    "rules", path);
+	step(adm_audit_backlog_install(), user, "set the kernel audit backlog",
+	    AB_AUDIT_BACKLOG_RULES);
+	step(adm_auditd_tune(), user, "tune auditd", AB_AUDITD_CONF);
 
 	if (!adm_dry_run && !adm_quiet)
 		printf("enrolled %s (uid %u)\n", user, (unsigned)st.uid);
@@ -674,7 +690,7 @@ cmd_unenroll(int argc, char **argv)
 	}
 	user = argv[optind];
 	if (geteuid() != 0)
-		die("unenroll changes users, PAM, sshd and audit: run it as root");
+		die("unenroll: must be root (it changes users, PAM, sshd and audit)");
 	if (!adm_valid_username(user))
 		die("%s: not a valid user name", user);
 	if ((r = state_read(user, &st)) != 0 && r != -ENOENT)

@@ -92,6 +92,11 @@ is "$?" 1 "a symlink in policy.d refuses the enroll"
 like "$out" "not a regular file" "and names it"
 rm -f /etc/agentbox/policy.d/zz-link.conf
 must_fail id "$U2"
+# Root is checked before anything else: a non-root caller hears that, not a path error.
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups $AB enroll "$U2" --project /nonexistent/dir 2>&1)
+is "$?" 1 "non-root enroll fails"
+like "$out" "must be root" "non-root enroll: must be root"
+unlike "$out" "nonexistent" "non-root enroll: no project validation first"
 is "$(world_sum)" "$WORLD_BEFORE" "refused enrolls left the world untouched"
 
 # --- dry run prints and changes nothing ---
@@ -297,6 +302,18 @@ else
 fi
 
 # --- a second user keeps the shared pieces alive ---
+# A failing step names the user and the file it was writing (audit rules file: the
+# rules directory read-only; the file is written before any rule is loaded live).
+if mount --bind /etc/audit/rules.d /etc/audit/rules.d &&
+    mount -o remount,bind,ro /etc/audit/rules.d; then
+	out=$($AB enroll "$U2" --project "$P2" 2>&1)
+	is "$?" 1 "(step error) enroll $U2 with a read-only rules.d fails"
+	like "$out" "enroll $U2: install and load the audit rules (/etc/audit/rules.d/agentbox-$U2.rules): Read-only file system" \
+	    "a failed step names the user and the file"
+	umount /etc/audit/rules.d
+else
+	not_ok "cannot make /etc/audit/rules.d read-only"
+fi
 # Another user's project gone from the host refuses only that user's logins: enroll
 # goes ahead and says so (a text problem elsewhere still refuses it, tested above).
 printf '[user:%s]\nproject = %s\n' zz /home/ab-e2e-projects/gone > /etc/agentbox/policy.d/zz-gone.conf
