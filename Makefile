@@ -67,7 +67,7 @@ all: $(ALL)
 # then everything that needs root.  One prove run so the closing line counts them all.
 check: all $(UNIT_TESTS) $(ROOT_TEST_DEPS)
 	@if [ "$$(id -u)" != 0 ]; then echo "make check: the end-to-end tests need root: run 'sudo make check' (or 'make check-unit')" >&2; exit 1; fi
-	prove -v $(PROVE_FLAGS) $(UNIT_TESTS) $(ROOT_TESTS)
+	AB_STRICT=1 prove -v $(PROVE_FLAGS) $(UNIT_TESTS) $(ROOT_TESTS)
 
 check-unit: $(UNIT_TESTS)
 	prove -v $(UNIT_TESTS)

@@ -12,7 +12,9 @@
 . "$TOP/tests/e2e/lib-e2e.sh"
 . "$TOP/tests/escape/lib-escape.sh"
 esc_world "$@"
-flood=${ESC_FLOOD:-$([ -n "${CI:-}" ] && echo 1000000 || echo 100000)}
+# 100,000 denials by default (about a minute); the million-denial storm of issue 5 runs
+# as bench/review-storm (about 15 minutes): ESC_FLOOD=1000000 runs it here too.
+flood=${ESC_FLOOD:-100000}
 auditd_pid=$(pgrep -x auditd | head -n 1)
 # A secret whose name tries to forge audit fields (newline, quotes, ses=): masked (*.pem).
 evil=$'evil\ntype=SYSCALL msg=audit(1.0:1): "x" ses=4294967295 key=.pem'
