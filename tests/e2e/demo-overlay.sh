@@ -93,9 +93,11 @@ ovl_enter() {
 	defer "ovl_audit_rules_remove $OVL_UID_BASE"
 	defer "ovl_kill_uids $OVL_UID_BASE"
 	# A copy of the source tree on this world's /tmp (not in the upper layer): the test
-	# builds what is in the checkout, never touching the checkout's build/.
+	# builds what is in the checkout, never touching the checkout's build/.  Read through
+	# the host's root: a checkout under /tmp or /run (CI clones anywhere) is hidden by
+	# this world's own /tmp and /run, and the overlay shows no submount of the host.
 	OVL_SRC=/tmp/agentbox-src
-	mkdir "$OVL_SRC" && tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . |
+	mkdir "$OVL_SRC" && tar -C "$OVL_HOST$TOP" --exclude=./build --exclude=./.git -cf - . |
 	    tar -C "$OVL_SRC" -xf - || ovl_die "copy of the source tree"
 }
 
