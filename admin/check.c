@@ -200,6 +200,11 @@ print_consequence(const char *root, const char *file, int r, const struct ab_str
 	struct ab_strv refused = { 0 }, fine = { 0 };
 	size_t i;
 
+	if (r == -ENOENT) {	/* the loader reads an absent agentbox.conf as empty */
+		fprintf(stderr, "pam_agentbox reads a missing agentbox.conf as empty: users "
+		    "enrolled in policy.d log in confined, without the shipped defaults\n");
+		return;
+	}
 	if (r != -EINVAL) {
 		fprintf(stderr, "until fixed, pam_agentbox refuses every login except root's "
 		    "(it cannot tell who is enrolled)\n");
