@@ -59,14 +59,21 @@ include policy/build.mk
 -include tests/escape/build.mk
 -include man/build.mk
 
-.PHONY: all check check-unit check-root deps install uninstall fuzz clean demo demo-clean
+.PHONY: all check check-run check-unit check-root deps install uninstall fuzz clean demo demo-clean
 
 all: $(ALL)
 
 # The README's test command is `sudo make check`.  Unit tests first (no root needed),
 # then everything that needs root.  One prove run so the closing line counts them all.
-check: all $(UNIT_TESTS) $(ROOT_TEST_DEPS)
+# On a fresh machine it first installs what is missing (no network when nothing is) and
+# starts auditd and rsyslog, then builds in a second make that sees the new packages.
+check:
 	@if [ "$$(id -u)" != 0 ]; then echo "make check: the end-to-end tests need root: run 'sudo make check' (or 'make check-unit')" >&2; exit 1; fi
+	tools/install-deps --if-needed
+	tools/start-services
+	$(MAKE) check-run
+
+check-run: all $(UNIT_TESTS) $(ROOT_TEST_DEPS)
 	AB_STRICT=1 prove -v $(PROVE_FLAGS) $(UNIT_TESTS) $(ROOT_TESTS)
 
 check-unit: $(UNIT_TESTS)
