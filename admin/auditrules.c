@@ -294,7 +294,7 @@ adm_audit_rules_install(const char *user, uid_t uid)
 	}
 	if (adm_dry_run)
 		goto out;
-	/* Trust, then verify: the kernel must now hold all six. */
+	/* Trust, then verify: the kernel must now hold every one of them. */
 	memset(found, 0, sizeof(found));
 	if ((r = list_matching(fd, rules, found)) != 0)
 		goto out;
