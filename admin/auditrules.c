@@ -261,15 +261,18 @@ write_rules_file(const char *user, uid_t uid)
 	return r;
 }
 
-int
-adm_audit_rules_install(const char *user, uid_t uid)
+/*
+ * Load (ADD) or unload the live rules of UID through libaudit, skipping those the
+ * kernel already has (or lacks), so enroll and unenroll are idempotent.  A load is
+ * verified by listing again: the kernel must now hold every one of them.
+ */
+static int
+apply_live(uid_t uid, int add)
 {
 	struct audit_rule_data *rules[ADM_AUDIT_NRULES];
 	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r;
 	size_t i;
 
-	if ((r = write_rules_file(user, uid)) != 0)
-		return r;
 	if ((r = build_all(uid, rules)) != 0)
 		return r;
 	if ((fd = audit_fd()) < 0) {
@@ -279,22 +282,24 @@ adm_audit_rules_install(const char *user, uid_t uid)
 	if ((r = list_matching(fd, rules, found)) != 0)
 		goto out;
 	for (i = 0; i < ADM_AUDIT_NRULES; i++) {
-		if (found[i])
-			continue;
 		char text[256];
-		adm_audit_rule_text(uid, i, text, sizeof(text));
-		if (!act("load audit rule: %s", text))
+
+		if (found[i] == add)	/* loaded already, or nothing to unload */
 			continue;
-		r = audit_add_rule_data(fd, rules[i], AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-		if (r <= 0 && r != -EEXIST) {
+		adm_audit_rule_text(uid, i, text, sizeof(text));
+		if (!act("%s audit rule: %s", add ? "load" : "unload", text))
+			continue;
+		r = add ? audit_add_rule_data(fd, rules[i], AUDIT_FILTER_EXIT, AUDIT_ALWAYS) :
+		    audit_delete_rule_data(fd, rules[i], AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+		if (r <= 0 && r != (add ? -EEXIST : -ENOENT)) {
 			r = r < 0 ? r : -EIO;
 			goto out;
 		}
 		r = 0;
 	}
-	if (adm_dry_run)
+	if (!add || adm_dry_run)
 		goto out;
-	/* Trust, then verify: the kernel must now hold every one of them. */
+	/* Trust, then verify. */
 	memset(found, 0, sizeof(found));
 	if ((r = list_matching(fd, rules, found)) != 0)
 		goto out;
@@ -308,12 +313,20 @@ out:
 }
 
 int
+adm_audit_rules_install(const char *user, uid_t uid)
+{
+	int r;
+
+	if ((r = write_rules_file(user, uid)) != 0)
+		return r;
+	return apply_live(uid, 1);
+}
+
+int
 adm_audit_rules_remove(const char *user, uid_t uid)
 {
-	struct audit_rule_data *rules[ADM_AUDIT_NRULES];
-	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r;
 	char path[PATH_MAX];
-	size_t i;
+	int r;
 
 	if ((r = rules_file(user, path, sizeof(path))) != 0)
 		return r;
@@ -322,32 +335,7 @@ adm_audit_rules_remove(const char *user, uid_t uid)
 		return r;
 	if (uid == (uid_t)-1)
 		return 0;	/* the user is gone: the caller removes rules by listing */
-	if ((r = build_all(uid, rules)) != 0)
-		return r;
-	if ((fd = audit_fd()) < 0) {
-		free_rules(rules);
-		return fd;
-	}
-	if ((r = list_matching(fd, rules, found)) != 0)
-		goto out;
-	for (i = 0; i < ADM_AUDIT_NRULES; i++) {
-		if (!found[i])
-			continue;
-		char text[256];
-		adm_audit_rule_text(uid, i, text, sizeof(text));
-		if (!act("unload audit rule: %s", text))
-			continue;
-		r = audit_delete_rule_data(fd, rules[i], AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-		if (r <= 0 && r != -ENOENT) {
-			r = r < 0 ? r : -EIO;
-			goto out;
-		}
-		r = 0;
-	}
-out:
-	audit_close(fd);
-	free_rules(rules);
-	return r;
+	return apply_live(uid, 0);
 }
 
 int
