@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,19 +84,29 @@ nv(const char *name, const char *value)
 	return audit_encode_nv_string(name, value != NULL ? value : "", 0);
 }
 
-static int
-send_msg(int fd, const char *msg, int ok)
+/* Format one TRUSTED_APP message and send it; -ENOMEM or -EIO on failure. */
+static int __attribute__((format(printf, 3, 4)))
+send_fmt(int fd, int ok, const char *fmt, ...)
 {
-	if (audit_log_user_message(fd, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, ok) <= 0)
-		return -EIO;
-	return 0;
+	char *msg;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n == -1)
+		return -ENOMEM;
+	n = audit_log_user_message(fd, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, ok);
+	free(msg);
+	return n <= 0 ? -EIO : 0;
 }
 
 int
 ab_record_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
     const char *rhost)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], *u, *sv, *t, *rh, *msg = NULL;
+	char hex[2 * AB_DIGEST_LEN + 1], *u, *sv, *t, *rh;
 	int r = -ENOMEM;
 
 	ab_digest_hex(s->pol->digest, hex);
@@ -103,15 +114,11 @@ ab_record_start(int fd, const struct ab_sess *s, const char *service, const char
 	sv = nv("service", service);
 	t = nv("tty", tty);
 	rh = nv("rhost", rhost);
-	if (u != NULL && sv != NULL && t != NULL && rh != NULL &&
-	    asprintf(&msg, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s digest=%s "
-	    "network=%s masks=%u protects=%u init_pid=%d new_ses=%s", s->ses, u,
-	    (unsigned)s->uid, sv, t, rh, hex, net_name[s->pol->network], s->masks,
-	    s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no") != -1)
-		r = send_msg(fd, msg, 1);
-	else
-		msg = NULL;
-	free(msg);
+	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
+		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
+		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s", s->ses,
+		    u, (unsigned)s->uid, sv, t, rh, hex, net_name[s->pol->network], s->masks,
+		    s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no");
 	free(u);
 	free(sv);
 	free(t);
@@ -123,16 +130,12 @@ int
 ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
     pid_t init_pid)
 {
-	char *u = nv("user", user), *sv = nv("service", service), *msg = NULL;
+	char *u = nv("user", user), *sv = nv("service", service);
 	int r = -ENOMEM;
 
-	if (u != NULL && sv != NULL &&
-	    asprintf(&msg, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
-	    "reason=logout", ses, u, (unsigned)uid, sv, (int)init_pid) != -1)
-		r = send_msg(fd, msg, 1);
-	else
-		msg = NULL;
-	free(msg);
+	if (u != NULL && sv != NULL)
+		r = send_fmt(fd, 1, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
+		    "reason=logout", ses, u, (unsigned)uid, sv, (int)init_pid);
 	free(u);
 	free(sv);
 	return r;
@@ -142,15 +145,10 @@ int
 ab_record_refused(int fd, const char *user, const char *service, const char *reason)
 {
 	char *u = nv("user", user), *sv = nv("service", service), *why = nv("reason", reason);
-	char *msg = NULL;
 	int r = -ENOMEM;
 
-	if (u != NULL && sv != NULL && why != NULL &&
-	    asprintf(&msg, "op=agentbox-session-refused %s %s %s", u, sv, why) != -1)
-		r = send_msg(fd, msg, 0);
-	else
-		msg = NULL;
-	free(msg);
+	if (u != NULL && sv != NULL && why != NULL)
+		r = send_fmt(fd, 0, "op=agentbox-session-refused %s %s %s", u, sv, why);
 	free(u);
 	free(sv);
 	free(why);
