@@ -21,7 +21,7 @@ B := build
 .DEFAULT_GOAL := all
 
 CC      ?= cc
-PKGS    := pam libseccomp audit auparse inih libcrypto
+PKGS    := pam libseccomp audit auparse inih nettle libcrypto
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIC \

@@ -34,9 +34,18 @@ $(PAM_SO): $(PAM_OBJS) $(POLICY_LIB) pam_module/pam_agentbox.map
 	  $(shell pkg-config --libs $(PAM_PKGS))
 
 # agentbox-init is static: no ld.so work at every login (it runs with an empty
-# environment, so there is nothing for the loader to honour anyway).
+# environment, so there is nothing for the loader to honour anyway).  On x86_64 it has
+# no C library at all (init.c says why); it must then need no relocation either.
+ifeq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
+$(AB_INIT): pam_module/init.c | $(B)
+	$(CC) $(CFLAGS) -DAB_INIT_FREESTANDING -ffreestanding -fno-stack-protector \
+	  -nostdlib -static-pie $(LDFLAGS) -o $@ $<
+	@if readelf -rW $@ | grep -q 'R_X86_64'; then \
+	  echo "$@: relocations in a binary without a loader" >&2; rm -f $@; exit 1; fi
+else
 $(AB_INIT): pam_module/init.c | $(B)
 	$(CC) $(CFLAGS) -static-pie $(LDFLAGS) -o $@ $<
+endif
 
 .PHONY: install-pam uninstall-pam
 install-pam: $(PAM_SO) $(AB_INIT)

@@ -287,13 +287,15 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 /* An enrolled user with a compiled policy: build the world or refuse. */
 static int
 open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
-    const struct passwd *pw, struct ab_policy *pol)
+    const struct passwd *pw, struct ab_policy *pol, const struct timespec *t_load)
 {
 	char cwd[PATH_MAX];
 	struct timespec t0;
 	struct ab_sess s;
+	long load_us;
 	int audit_fd, r;
 
+	load_us = elapsed_us(t_load);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&s, 0, sizeof(s));
 	s.pamh = pamh;
@@ -348,9 +350,10 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	}
 	if (a->debug)
 		pam_syslog(pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
-		    "%u protects, %ld us (cumulative: loginuid %ld, netns %ld, unshare %ld, "
-		    "world %ld, masks %ld, pid 1 %ld, plan %ld, record %ld)", user, s.ses,
-		    (int)s.init_pid, s.masks, s.protects, elapsed_us(&t0), s.step_us[0],
+		    "%u protects, policy load %ld us, then %ld us (cumulative: loginuid %ld, "
+		    "netns %ld, unshare %ld, world %ld, masks %ld, pid 1 %ld, plan %ld, record %ld)",
+		    user, s.ses, (int)s.init_pid, s.masks, s.protects, load_us, elapsed_us(&t0),
+		    s.step_us[0],
 		    s.step_us[1], s.step_us[2], s.step_us[3], s.step_us[4], s.step_us[5],
 		    s.step_us[6], s.step_us[7]);
 	return PAM_SUCCESS;
@@ -377,6 +380,7 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 	const void *live = NULL;
 	const char *user = NULL;
 	char why[600];
+	struct timespec t_load;
 	struct args a;
 	int r;
 
@@ -390,6 +394,7 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 	pw = pam_modutil_getpwnam(pamh, user);
 
 	/* 2. Gate: enrolled means a [user:NAME] section in the policy. */
+	clock_gettime(CLOCK_MONOTONIC, &t_load);
 	r = ab_policy_load(a.root, user, &pol, &diag);
 	if (r == -ENOENT) {
 		ab_diag_free(&diag);
@@ -422,7 +427,7 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 		return PAM_IGNORE;
 	}
 	ab_diag_free(&diag);
-	r = open_enrolled(pamh, &a, user, pw, pol);
+	r = open_enrolled(pamh, &a, user, pw, pol, &t_load);
 	ab_policy_free(pol);
 	return r;
 }
@@ -431,6 +436,7 @@ static int
 close_session(pam_handle_t *pamh, int argc, const char **argv)
 {
 	struct live *l = NULL;
+	struct timespec t0;
 	struct args a;
 	int r;
 
@@ -440,6 +446,7 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 		return PAM_IGNORE;	/* not ours: an unenrolled user */
 	if (l->init_pidfd == -1)
 		return PAM_SUCCESS;	/* closed already */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* Every process of the session dies with its pid 1; the wait returns after. */
 	if ((r = ab_reaper_stop(l->init_pidfd, l->init_pid)) != 0)
 		return refuse(pamh, "cannot end the session of %s (pid 1 %d): %s", l->user,
@@ -450,7 +457,8 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 	    ab_record_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the end record of %s", l->user);
 	if (a.debug)
-		pam_syslog(pamh, LOG_DEBUG, "ended session of %s (ses %u)", l->user, l->ses);
+		pam_syslog(pamh, LOG_DEBUG, "ended session of %s (ses %u) in %ld us", l->user,
+		    l->ses, elapsed_us(&t0));
 	return PAM_SUCCESS;
 }
 

@@ -1,4 +1,4 @@
-/* Hex of a digest: in libabplan.a, so it must not pull in libcrypto. */
+/* Hex of a digest: in libabplan.a, so it must not pull in nettle. */
 #include "policy.h"
 
 void

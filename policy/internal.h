@@ -31,7 +31,7 @@ int	ab_user_name_valid(const char *name);
 /* A valid environment variable name: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes. */
 int	ab_env_name_valid(const char *name);
 
-/* SHA-256 of the policy files (digest.c, libcrypto). */
+/* SHA-256 of the policy files (digest.c, nettle). */
 struct ab_digest_ctx;
 int	ab_digest_begin(struct ab_digest_ctx **ctx);
 int	ab_digest_file(struct ab_digest_ctx *ctx, const char *path, const char *buf, size_t len);

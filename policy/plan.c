@@ -12,7 +12,7 @@
  * only that canonical form: any other escape, a raw byte that should have been escaped,
  * "\x00", an unknown, missing, repeated or misplaced key, a number with a sign or a
  * leading zero, anything after "end", is -EINVAL.  It parses by hand (no inih, no
- * libcrypto) so agentbox-shell links it statically.
+ * nettle) so agentbox-shell links it statically.
  */
 #include <errno.h>
 #include <stdint.h>

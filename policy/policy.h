@@ -196,7 +196,7 @@ int	ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len);
 
 /*
  * Parse a serialised plan.  Strict: unknown keys, missing keys, bad escapes, trailing
- * garbage and a version other than 1 are -EINVAL.  Needs no inih and no libcrypto, so
+ * garbage and a version other than 1 are -EINVAL.  Needs no inih and no nettle, so
  * agentbox-shell can link it statically.
  */
 int	ab_plan_parse(const char *buf, size_t len, struct ab_plan **out);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+/* OpenSSL only as the independent reference for the digest (the library uses nettle). */
 #include <openssl/evp.h>
 
 #include "policy.h"
