@@ -42,6 +42,8 @@ UNIT_TESTS     += $(B)/tests/unit/audit_record $(AUDIT_T)
 # The scripts run the sanitizer build of the program: make it before prove runs them.
 $(AUDIT_T): $(AUDIT_SAN)
 ROOT_TESTS     += tests/e2e/audit_live.t tests/e2e/audit_session.t
+# One million denied opens against the host's auditd as enroll tunes it (5-15 minutes).
+ROOT_TESTS     += tests/e2e/audit_storm.t
 ROOT_TEST_DEPS += $(B)/agentbox-audit $(AUDIT_SAN) $(B)/tests/record-session $(B)/try-op
 FUZZERS        += $(B)/fuzz/fuzz_audit
 INSTALL        += install-audit

@@ -11,9 +11,13 @@
  *  - records are grouped by (node, serial) in a direct-mapped table of open events;
  *  - an event closes when EOE arrives (kernel versions and auditd configurations that
  *    write it), when it is a user-space or auditd record (always one record), when
- *    AB_WINDOW lines have passed since its first record (records of one event are written
- *    together; other CPUs' events may interleave, never by thousands of lines), when its
- *    slot is needed by another event, or at flush;
+ *    AB_WINDOW lines have passed since its first record, when its slot is needed by
+ *    another event, or at flush.  Records of one event are not always written together: a
+ *    Landlock or seccomp record is queued during the syscall, its SYSCALL/CWD/PATH at
+ *    exit, and when the kernel's backlog is full the exit records wait for room while
+ *    other tasks' records go ahead.  A denial storm (tests/e2e/audit_storm.t, two flooders,
+ *    backlog 8192) put 4,718 lines between the two halves of one denial; the window is
+ *    four times that, and the table (AB_SLOTS open events) bounds it in any case;
  *  - a record whose event has already closed is "late": it is counted, and becomes an
  *    event of its own so whatever it says is still reported.
  * Memory: AB_SLOTS events of at most AB_EVENT_MAXREC records of at most AB_LINE_MAX bytes,
@@ -28,7 +32,7 @@
 
 #ifndef AB_SLOTS	/* the fuzzer builds with a small table: more slot reuse, faster runs */
 #define AB_SLOTS	4096	/* power of two */
-#define AB_WINDOW	2048	/* lines an event stays open after its first record */
+#define AB_WINDOW	16384	/* lines an event stays open after its first record */
 #endif
 
 struct ev {
