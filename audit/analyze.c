@@ -250,6 +250,16 @@ session_get(struct ab_review *rv, struct ab_str node, uint64_t ses, int create)
 	return s;
 }
 
+/* The session's span as seen: what --since/--until compare against. */
+static void
+session_seen(struct ab_session *s, uint64_t sec)
+{
+	if (s->first_sec == 0 || sec < s->first_sec)
+		s->first_sec = sec;
+	if (sec > s->last_sec)
+		s->last_sec = sec;
+}
+
 /* TRUSTED_APP op=agentbox-session-*: the contract in docs/audit-records.md. */
 static void
 session_record(struct ab_review *rv, const struct ab_rec *r)
@@ -281,8 +291,7 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 	ses = getnum(r, "ses", 1);
 	if ((s = session_get(rv, r->node, ses, 1)) == NULL)
 		return;
-	if (s->first_sec == 0)
-		s->first_sec = r->sec;
+	session_seen(s, r->sec);
 	if (getf(r, "user", 1, buf, sizeof(buf)) > 0)
 		copy_cstr(s->user, sizeof(s->user), buf, strlen(buf));
 	if (getnum(r, "uid", 1) != AB_UNSET32)
@@ -312,6 +321,7 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 		if (getf(r, "network", 1, buf, sizeof(buf)) > 0)
 			copy_cstr(s->network, sizeof(s->network), buf, strlen(buf));
 	} else if (strcmp(op, "agentbox-session-end") == 0) {
+		s->ends++;
 		s->have_end = 1;
 		s->end_sec = r->sec;
 		s->end_ms = r->ms;
@@ -481,6 +491,15 @@ path_match(const char *pat, struct ab_str path)
 	    (path.n == n || path.p[n] == '/' || pat[n - 1] == '/');
 }
 
+/* --user: a number is a uid, anything else a name. */
+static int
+user_matches(const struct ab_review *rv, uint64_t uid, const char *name)
+{
+	if (rv->filter_uid_valid)
+		return uid == rv->filter_uid;
+	return name != NULL && strcmp(name, rv->f.user) == 0;
+}
+
 static int
 passes(const struct ab_review *rv, const struct ab_denial *d)
 {
@@ -488,13 +507,8 @@ passes(const struct ab_review *rv, const struct ab_denial *d)
 
 	if (f->have_session && d->ses != f->session)
 		return 0;
-	if (f->user != NULL) {
-		if (rv->filter_uid_valid) {
-			if (d->uid != rv->filter_uid)
-				return 0;
-		} else if (d->user == NULL || strcmp(d->user, f->user) != 0)
-			return 0;
-	}
+	if (f->user != NULL && !user_matches(rv, d->uid, d->user))
+		return 0;
 	if (f->have_since && d->sec < f->since)
 		return 0;
 	if (f->have_until && d->sec > f->until)
@@ -502,6 +516,48 @@ passes(const struct ab_review *rv, const struct ab_denial *d)
 	if (f->kinds != 0 && !(f->kinds & (1 << d->kind)))
 		return 0;
 	if (f->path != NULL && !path_match(f->path, d->path))
+		return 0;
+	return 1;
+}
+
+int
+ab_session_selected(const struct ab_review *rv, const struct ab_session *s)
+{
+	const struct ab_filter *f = &rv->f;
+	/* Start not in the records read: it began before them, at a time we cannot know.
+	 * Fewer end records than starts (or none): still open, or its end was not logged. */
+	uint64_t lo = s->have_start ? s->first_sec : 0;
+	uint64_t hi = !s->have_end || s->logins > s->ends ? UINT64_MAX : s->last_sec;
+
+	if (f->have_session && s->ses != f->session)
+		return 0;
+	if (f->user != NULL && !user_matches(rv, s->uid, s->user))
+		return 0;
+	if (f->have_since && hi < f->since)
+		return 0;
+	if (f->have_until && lo > f->until)
+		return 0;
+	return 1;
+}
+
+int
+ab_refusal_selected(const struct ab_review *rv, const struct ab_refusal *r)
+{
+	const struct ab_filter *f = &rv->f;
+
+	if (f->have_session)
+		return 0;
+	if (f->user != NULL && strcmp(r->user, f->user) != 0) {
+		/* The record names the user, not the uid: a numeric --user matches through this
+		 * host's account database. */
+		struct passwd *pw = rv->filter_uid_valid ? getpwnam(r->user) : NULL;
+
+		if (pw == NULL || pw->pw_uid != rv->filter_uid)
+			return 0;
+	}
+	if (f->have_since && r->sec < f->since)
+		return 0;
+	if (f->have_until && r->sec > f->until)
 		return 0;
 	return 1;
 }
@@ -546,16 +602,31 @@ host_note(struct ab_str p)
 	return NULL;
 }
 
+/*
+ * Every denial makes its session known, whatever the filters: which sessions there are,
+ * and how many denials each has in all, must not depend on --kind or --path (the
+ * sessions table shows "N of M", the completeness report counts sessions with denials
+ * whose start is not in the logs).  What passes the filters is counted apart.
+ */
 static void
 emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 {
 	d->host_path_note = d->path.n > 0 && d->path.p[0] == '/' ? host_note(d->path) : NULL;
 	rv->st.denials_all++;
+	if (s == NULL)
+		s = session_get(rv, d->node, d->ses, 1);
+	if (s != NULL) {
+		s->denials_all++;
+		session_seen(s, d->sec);
+		/* A session whose start record was rotated away: its denials name the user. */
+		if (s->uid == AB_UNSET32)
+			s->uid = d->uid;
+		if (s->user[0] == '\0' && d->user != NULL)
+			copy_cstr(s->user, sizeof(s->user), d->user, strlen(d->user));
+	}
 	if (!passes(rv, d))
 		return;
 	rv->st.denials++;
-	if (s == NULL)
-		s = session_get(rv, d->node, d->ses, 1);
 	if (s != NULL) {
 		s->denials++;
 		s->by_kind[d->kind]++;
@@ -944,6 +1015,21 @@ const struct ab_session *
 ab_review_session(const struct ab_review *rv, size_t i)
 {
 	return i < rv->nses ? rv->ses[i] : NULL;
+}
+
+const struct ab_filter *
+ab_review_filter(const struct ab_review *rv)
+{
+	return &rv->f;
+}
+
+int
+ab_review_filtering(const struct ab_review *rv)
+{
+	const struct ab_filter *f = &rv->f;
+
+	return f->have_session || f->user != NULL || f->have_since || f->have_until ||
+	    f->kinds != 0 || f->path != NULL;
 }
 
 const struct ab_refusal *

@@ -37,7 +37,8 @@ $(B)/fuzz/fuzz_audit: tests/fuzz/fuzz_audit.c $(AUDIT_SRCS) audit/review.h
 
 ALL            += $(B)/agentbox-audit
 AUDIT_T        := tests/unit/audit_review.t tests/unit/audit_hostile.t \
-                  tests/unit/audit_engines.t tests/unit/audit_oracle.t
+                  tests/unit/audit_engines.t tests/unit/audit_oracle.t \
+                  tests/unit/audit_sessions.t
 UNIT_TESTS     += $(B)/tests/unit/audit_record $(AUDIT_T)
 # The scripts run the sanitizer build of the program: make it before prove runs them.
 $(AUDIT_T): $(AUDIT_SAN)

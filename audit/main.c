@@ -565,10 +565,13 @@ main(int argc, char **argv)
 	st.x.rs = ab_review_stats(rv);
 	st.x.cp = ab_review_complete(rv);
 	st.x.rv = rv;
-	st.x.filtered = flt.have_session || flt.user || flt.have_since || flt.have_until ||
-	    flt.kinds || flt.path;
+	st.x.filtered = ab_review_filtering(rv);
+	st.x.utc = out.utc;
+	/* Nothing to list is said in words; with filters, that they matched nothing (sessions
+	 * and summary say it themselves). */
 	if (!out.json && cmd == CMD_DENIALS && st.x.rs->denials == 0)
-		fputs("no denials in the records read\n", stdout);
+		fputs(st.x.filtered ? "no denials in the records read match the filters\n" :
+		    "no denials in the records read\n", stdout);
 	fflush(stdout);
 	if (!out.json)
 		fputc('\n', stdout);

@@ -356,9 +356,33 @@ session_json(FILE *f, const struct ab_session *s)
 	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
 	    (uintmax_t)s->logins);
 	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,"
-	    "\"start_seen\":%s}\n", (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
-	    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC],
+	    "\"denials_before_filters\":%ju,\"start_seen\":%s}\n", (uintmax_t)s->denials,
+	    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK], (uintmax_t)s->by_kind[AB_KIND_SECCOMP],
+	    (uintmax_t)s->by_kind[AB_KIND_DAC], (uintmax_t)s->denials_all,
 	    s->have_start ? "true" : "false");
+}
+
+/* A session's denial count: with filters, "N of M", so that the count of what matched
+ * is never taken for everything the session was denied. */
+static void
+denial_counts(FILE *f, const struct ab_session *s, int filtered, const char *noun)
+{
+	if (filtered)
+		fprintf(f, "%ju of %ju%s match the filters", (uintmax_t)s->denials,
+		    (uintmax_t)s->denials_all, noun);
+	else
+		fprintf(f, "%ju%s", (uintmax_t)s->denials, noun);
+	fprintf(f, " (landlock %ju, seccomp %ju, dac %ju)", (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
+	    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC]);
+}
+
+/* Said in words when no row is printed: an empty selection is not "no denials". */
+static void
+no_sessions(struct ab_out *o, const struct ab_review *rv)
+{
+	if (!o->json)
+		fputs(ab_review_filtering(rv) ? "no session matches the filters\n" :
+		    "no agentbox session in the records read\n", o->f);
 }
 
 static void refusals(struct ab_out *o, const struct ab_review *rv);
@@ -368,12 +392,17 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 {
 	const struct ab_session *s;
 	char st[64], en[64], ses[24], dg[16], from[200];
+	int filtered = ab_review_filtering(rv);
+	size_t shown = 0;
 
 	if (!o->json)
 		fprintf(o->f, o->tty ? "%-6s %-10s %-12s %-16s %-19s %-19s %-12s %s\n" :
 		    "#%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", "SES", "USER", "SERVICE", "FROM",
 		    "START", "END", "DIGEST", "DENIALS");
 	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++) {
+		if (!ab_session_selected(rv, s))
+			continue;
+		shown++;
 		if (o->json) {
 			session_json(o->f, s);
 			continue;
@@ -408,14 +437,14 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 			put_safe(o->f, S(from[0] ? from : "-"), 0);
 			fprintf(o->f, "\t%s\t%s\t%s\t", st, en, dg);
 		}
-		fprintf(o->f, "%ju (landlock %ju, seccomp %ju, dac %ju)", (uintmax_t)s->denials,
-		    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK], (uintmax_t)s->by_kind[AB_KIND_SECCOMP],
-		    (uintmax_t)s->by_kind[AB_KIND_DAC]);
+		denial_counts(o->f, s, filtered, "");
 		if (s->shared || s->logins > 1)
 			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
 			    s->shared ? ", loginuid immutable" : "");
 		fputc('\n', o->f);
 	}
+	if (shown == 0)
+		no_sessions(o, rv);
 	refusals(o, rv);
 }
 
@@ -426,6 +455,8 @@ refusals(struct ab_out *o, const struct ab_review *rv)
 	char t[64];
 
 	for (size_t i = 0; (f = ab_review_refusal(rv, i)) != NULL; i++) {
+		if (!ab_refusal_selected(rv, f))
+			continue;
 		if (o->json) {
 			fmt_time(t, sizeof(t), f->sec, f->ms, 1, 1);
 			fprintf(o->f, "{\"v\":1,\"refused\":true,\"time\":\"%s\",\"user\":", t);
@@ -449,7 +480,7 @@ refusals(struct ab_out *o, const struct ab_review *rv)
 }
 
 static void
-top_print(FILE *f, int json, const char *what, const struct ab_top *t)
+top_print(FILE *f, int json, const char *what, const struct ab_top *t, int filtered)
 {
 	struct ab_top_item it[5];
 	uint64_t other;
@@ -465,7 +496,7 @@ top_print(FILE *f, int json, const char *what, const struct ab_top *t)
 		fprintf(f, "],\"%s_other\":%ju", what, (uintmax_t)other);
 		return;
 	}
-	fprintf(f, "  top %s:\n", what);
+	fprintf(f, "  top %s%s:\n", what, filtered ? " (of the matching denials)" : "");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "    %8ju  ", (uintmax_t)it[i].count);
 		put_safe(f, S(it[i].key), 0);
@@ -479,19 +510,24 @@ void
 ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 {
 	const struct ab_session *s;
+	int filtered = ab_review_filtering(rv);
+	size_t shown = 0;
 
+	/* The sessions the sessions command would list, so the two always agree. */
 	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++) {
-		if (s->denials == 0 && !s->have_start)
+		if (!ab_session_selected(rv, s))
 			continue;
+		shown++;
 		if (o->json) {
 			fprintf(o->f, "{\"v\":1,\"session\":%ju,\"user\":", (uintmax_t)s->ses);
 			json_str_or_null(o->f, S(s->user));
 			fprintf(o->f, ",\"denials\":%ju,\"kinds\":{\"landlock\":%ju,\"seccomp\":%ju,"
-			    "\"dac\":%ju}", (uintmax_t)s->denials,
-			    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
-			    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC]);
-			top_print(o->f, 1, "paths", s->paths);
-			top_print(o->f, 1, "programs", s->progs);
+			    "\"dac\":%ju},\"denials_before_filters\":%ju,\"start_seen\":%s",
+			    (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
+			    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC],
+			    (uintmax_t)s->denials_all, s->have_start ? "true" : "false");
+			top_print(o->f, 1, "paths", s->paths, filtered);
+			top_print(o->f, 1, "programs", s->progs, filtered);
 			fputs("}\n", o->f);
 			continue;
 		}
@@ -500,12 +536,16 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 			fputs(" user ", o->f);
 			put_safe(o->f, S(s->user), 0);
 		}
-		fprintf(o->f, ": %ju denials (landlock %ju, seccomp %ju, dac %ju)\n",
-		    (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
-		    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC]);
-		top_print(o->f, 0, "paths", s->paths);
-		top_print(o->f, 0, "programs", s->progs);
+		if (!s->have_start)
+			fputs(" (started before the records read)", o->f);
+		fputs(": ", o->f);
+		denial_counts(o->f, s, filtered, " denials");
+		fputc('\n', o->f);
+		top_print(o->f, 0, "paths", s->paths, filtered);
+		top_print(o->f, 0, "programs", s->progs, filtered);
 	}
+	if (shown == 0)
+		no_sessions(o, rv);
 }
 
 /* ---- completeness ---------------------------------------------------------------------- */
@@ -533,25 +573,72 @@ problem(struct problems *p, const char *fmt, ...)
 	p->n++;
 }
 
+/*
+ * With filters, one line says which, and how much of what was read they kept: the
+ * checks of the report are about every record read, whatever the filters, and a count
+ * after filters must not read as the whole.
+ */
+static void
+filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
+{
+	const struct ab_filter *fl = ab_review_filter(x->rv);
+	char t[64];
+
+	fputs("  filters:", f);
+	if (fl->have_session)
+		fprintf(f, " session %ju", (uintmax_t)fl->session);
+	if (fl->user != NULL) {
+		fputs(" user ", f);
+		put_safe(f, S(fl->user), 0);
+	}
+	if (fl->have_since) {
+		fmt_time(t, sizeof(t), fl->since, 0, x->utc, 0);
+		fprintf(f, " since %s", t);
+	}
+	if (fl->have_until) {
+		fmt_time(t, sizeof(t), fl->until, 0, x->utc, 0);
+		fprintf(f, " until %s", t);
+	}
+	if (fl->kinds != 0) {
+		fputs(" kind", f);
+		for (int k = 0, first = 1; k < AB_KIND_N; k++)
+			if (fl->kinds & (1 << k)) {
+				fprintf(f, "%s%s", first ? " " : ",", ab_kind_name[k]);
+				first = 0;
+			}
+	}
+	if (fl->path != NULL) {
+		fputs(" path ", f);
+		put_safe(f, S(fl->path), 0);
+	}
+	fprintf(f, "; they select %zu of %zu session(s) and %ju of %ju denial(s); the checks "
+	    "here are about every record read\n", nsel, nses, (uintmax_t)x->rs->denials,
+	    (uintmax_t)x->rs->denials_all);
+}
+
 int
 ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 {
 	struct ab_gap ex[5];
-	size_t nex = 0, nseg = 0, no_start = 0;
+	size_t nex = 0, nseg = 0, no_start = 0, nses = 0, nsel = 0;
 	uint64_t seen = 0, missing;
 	const struct ab_session *s;
 	struct problems p = { .f = f, .json = json };
 	char t1[64], t2[64];
 
 	missing = ab_complete_gaps(x->cp, ex, 5, &nex, &nseg, &seen);
-	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++)
-		if (!s->have_start && s->denials > 0)
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		/* About the input, not the selection: denials before filters. */
+		if (!s->have_start && s->denials_all > 0)
 			no_start++;
+		nses++;
+		nsel += ab_session_selected(x->rv, s) != 0;
+	}
 	if (json)
 		fputs("{\"v\":1,\"completeness\":{\"problems\":[", f);
 	else {
-		fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, 0, 0);
-		fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, 0, 0);
+		fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, x->utc, 0);
+		fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, x->utc, 0);
 		fprintf(f, "completeness: %zu file(s), %ju lines, %ju events, serials seen %ju in "
 		    "%zu run(s)%s%s%s%s%s\n", x->files_read, (uintmax_t)x->lines,
 		    (uintmax_t)x->events, (uintmax_t)seen, nseg, x->rs->oldest_sec ? ", " : "",
@@ -614,9 +701,11 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		else
 			fputs("null", f);
 		fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
-		    "\"denials\":%ju,\"denials_before_filters\":%ju}}\n",
+		    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
+		    "\"sessions\":%zu,\"sessions_before_filters\":%zu}}\n",
 		    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
-		    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all);
+		    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
+		    x->filtered ? "true" : "false", nsel, nses);
 		return p.n > 0;
 	}
 	if (x->kernel_checked == 0)
@@ -633,6 +722,8 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 	if (x->rs->daemon_start > 1)
 		fprintf(f, "  note: auditd started %ju times in this range\n",
 		    (uintmax_t)x->rs->daemon_start);
+	if (x->filtered)
+		filter_line(f, x, nses, nsel);
 	if (p.n == 0)
 		fprintf(f, "  COMPLETE: every serial in the range is present; %ju denial(s)%s\n",
 		    (uintmax_t)x->rs->denials, x->filtered ? " match the filters" : "");

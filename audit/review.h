@@ -207,9 +207,14 @@ struct ab_session {
 	int		 have_start, have_end;
 	int		 shared;	/* new_ses=no: the caller's ses, not one of its own */
 	uint64_t	 logins;	/* start records seen for this ses */
+	uint64_t	 ends;		/* end records seen for this ses */
 	char		 end_reason[32];
-	uint64_t	 first_sec;	/* first record of the session seen, any kind */
-	uint64_t	 denials;
+	uint64_t	 first_sec;	/* earliest record of the session seen (session record
+					 * or denial), 0 before the first */
+	uint64_t	 last_sec;	/* latest one */
+	uint64_t	 denials_all;	/* every denial of the session in the records read */
+	uint64_t	 denials;	/* those that pass the filters; by_kind, paths and
+					 * progs count these too */
 	uint64_t	 by_kind[AB_KIND_N];
 	struct ab_top	*paths, *progs;	/* summary: counts by path and by executable */
 };
@@ -247,6 +252,20 @@ const struct ab_review_stats *ab_review_stats(const struct ab_review *rv);
 struct ab_complete *ab_review_complete(struct ab_review *rv);
 /* Sessions in order of first appearance; NULL past the end. */
 const struct ab_session *ab_review_session(const struct ab_review *rv, size_t i);
+/* The filters the review was made with; whether any is set. */
+const struct ab_filter *ab_review_filter(const struct ab_review *rv);
+int	ab_review_filtering(const struct ab_review *rv);
+/*
+ * Whether the session-selecting filters (--session, --user, --since, --until) select S:
+ * its id; its user (name, or uid when the filter is a number); its time span overlapping
+ * [since, until], both ends inclusive, where a session whose start is not in the records
+ * read began at an unknown earlier time and one without an end for every start is still
+ * open.  --kind and --path do not select sessions: they narrow the counts.
+ */
+int	ab_session_selected(const struct ab_review *rv, const struct ab_session *s);
+/* The same for a refused login, which has a user name and a time but no session: any
+ * --session hides it. */
+int	ab_refusal_selected(const struct ab_review *rv, const struct ab_refusal *f);
 /* Refused logins in log order (the first AB_REFUSALS_MAX; all are counted). */
 #define AB_REFUSALS_MAX	1024
 const struct ab_refusal *ab_review_refusal(const struct ab_review *rv, size_t i);
@@ -292,6 +311,7 @@ struct ab_facts {
 	struct ab_complete *cp;
 	const struct ab_review *rv;
 	int		 filtered;
+	int		 utc;		/* times in UTC (--utc) */
 };
 /* Print the report to F (text, or one JSON object); returns 1 if the record is not
  * known to be complete, else 0. */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The hand-written fast path against libauparse (the audit project's reference): the same
-# events (serial, node, record types) and the same denials, on every fixture and on a
-# generated log of a few MB with host noise (bench/review-gen.py, whose expected counts
-# are checked too).
+# events (serial, node, record types), the same denials, and the same sessions and
+# summary under the filters, on every fixture and on a generated log of a few MB with host
+# noise (bench/review-gen.py, whose expected counts are checked too).
 . "$(dirname "$0")/../lib.sh"
 AA=${AGENTBOX_AUDIT:-$BUILD/tests/agentbox-audit-san}
 [ -x "$AA" ] || skip_all "$AA not built"
@@ -27,6 +27,34 @@ for f in "$TOP"/tests/fixtures/*.log "$tmp/gen.log"; do
 	"$AA" --quiet --json --engine auparse --input "$f" 2>/dev/null | sort > "$tmp/aup.json"
 	if cmp -s "$tmp/fast.json" "$tmp/aup.json"; then ok "$b: same denials ($(wc -l < "$tmp/fast.json"))"
 	else not_ok "$b: denials differ"; diff "$tmp/fast.json" "$tmp/aup.json" | head -4 | sed 's/^/# /'; fi
+	# sessions and summary under filters: the same rows and counts, and the same account
+	# of what the filters kept.  The filters come from the log's middle denial: its second
+	# (cuts sessions and their counts), its uid, its session.
+	mid=$(python3 -c '
+import calendar, json, sys, time
+ds = [json.loads(l) for l in sys.stdin]
+if ds:
+    d = sorted(ds, key=lambda d: d["serial"])[len(ds) // 2]
+    t = calendar.timegm(time.strptime(d["time"][:19], "%Y-%m-%dT%H:%M:%S"))
+    print(t, d["uid"], d["session"])' < "$tmp/fast.json")
+	set -- $mid
+	for sel in "" "--since ${1:-0} --kind landlock,dac" \
+	    "--until ${1:-0} --user ${2:-0} --session ${3:-0} --path /"; do
+		for c in sessions summary; do
+			# shellcheck disable=SC2086
+			"$AA" $c --quiet --json $sel --input "$f" 2>"$tmp/fast.err" | sort > "$tmp/fast.ses"
+			# shellcheck disable=SC2086
+			"$AA" $c --quiet --json --engine auparse $sel --input "$f" 2>"$tmp/aup.err" |
+				sort > "$tmp/aup.ses"
+			for e in fast aup; do
+				grep -o '"denials":.*' "$tmp/$e.err" >> "$tmp/$e.ses"
+			done
+			if cmp -s "$tmp/fast.ses" "$tmp/aup.ses"; then
+				ok "$b: $c ${sel:-(no filter)}: same $(grep -c '"session"' "$tmp/fast.ses") session(s)"
+			else not_ok "$b: $c ${sel:-(no filter)}: engines differ"
+				diff "$tmp/fast.ses" "$tmp/aup.ses" | head -4 | sed 's/^/# /'; fi
+		done
+	done
 done
 want=$(sed -n 's/^denials=\([0-9]*\).*/\1/p' "$tmp/expect")
 is "$(wc -l < "$tmp/fast.json")" "$want" "generated log: the generator's count of agent denials"
