@@ -15,9 +15,11 @@
  *    another event, or at flush.  Records of one event are not always written together: a
  *    Landlock or seccomp record is queued during the syscall, its SYSCALL/CWD/PATH at
  *    exit, and when the kernel's backlog is full the exit records wait for room while
- *    other tasks' records go ahead.  A denial storm (tests/e2e/audit_storm.t, two flooders,
- *    backlog 8192) put 4,718 lines between the two halves of one denial; the window is
- *    four times that, and the table (AB_SLOTS open events) bounds it in any case;
+ *    other tasks' records go ahead.  Denial storms (tests/e2e/audit_storm.t, two
+ *    flooders, backlog 8192) put up to 7,694 lines between the two halves of one denial
+ *    (15 in 180,000 denials beyond 2,048 lines, the window this had, each then listed
+ *    as a Landlock denial without its session plus a dac one); the window is twice that,
+ *    and the table (AB_SLOTS open events) bounds it in any case;
  *  - a record whose event has already closed is "late": it is counted, and becomes an
  *    event of its own so whatever it says is still reported.
  * Memory: AB_SLOTS events of at most AB_EVENT_MAXREC records of at most AB_LINE_MAX bytes,
