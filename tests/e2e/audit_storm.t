@@ -59,7 +59,6 @@ fi
 T=$((N + 2 * MARKS))			# denials the session makes
 [ -x "$AA" ] && [ -x "$REC" ] || skip_all "build first (make check builds them)"
 command -v python3 >/dev/null || skip_all "python3 needed"
-[ -x /usr/bin/time ] || skip_all "/usr/bin/time needed (package time)"
 auditd_pid() { auditctl -s 2>/dev/null | sed -n 's/^pid //p'; }
 [ "$(auditd_pid)" -gt 0 ] 2>/dev/null || skip_all "auditd is not running (tools/start-services)"
 
@@ -139,15 +138,17 @@ defer 'restore_conf'
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
 e2e_audit_since
 e2e_enroll "$U" --project "$PROJ" >/dev/null || e2e_die "enroll $U"
-cmp -s "$SAVE/auditd.conf" "$E2E_HOST/etc/audit/auditd.conf" &&
-	not_ok "enroll left the host's auditd.conf as it was" ||
-	ok "enroll tuned the host's own auditd.conf"
+# doctor reads the same file: every setting must now be enroll's.
 doc=$("$E2E_AGENTBOX" doctor 2>&1 | grep 'auditd\.conf:')
-is "$(printf '%s\n' "$doc" | grep -vc '^ok ')" 0 "doctor: every auditd.conf setting is enroll's"
-[ -n "$doc" ] || diag "doctor printed no auditd.conf line"
-e2e_audit_find - 'type=DAEMON_CONFIG .*op=reconfigure.*res=success' 10 >/dev/null
-check $? "auditd re-read it (DAEMON_CONFIG reconfigure)"
+is "$(printf '%s\n' "$doc" | grep -vc '^ok ')" 0 "doctor: every auditd.conf setting of the host is enroll's"
 printf '%s\n' "$doc" | sed 's/^/# /'
+if cmp -s "$SAVE/auditd.conf" "$E2E_HOST/etc/audit/auditd.conf"; then
+	diag "the host's auditd.conf already had enroll's settings: nothing to reload"
+else
+	ok "enroll tuned the host's own auditd.conf"
+	e2e_audit_find - 'type=DAEMON_CONFIG .*op=reconfigure.*res=success' 10 >/dev/null
+	check $? "auditd re-read it (DAEMON_CONFIG reconfigure)"
+fi
 
 # Never drive the host into auditd's space_left actions (enroll makes the last ones
 # "single"): the storm needs about 1.2 KB of log per denial.
@@ -185,8 +186,10 @@ secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 rate=$(awk -v a="$t0" -v b="$t1" -v n="$T" 'BEGIN { printf "%.0f", n / (b - a) }')
 
 # --- the review of the host's own logs --------------------------------------------------
-/usr/bin/time -f '%e %U %S %M' -o "$scratch/time" \
-	"$AA" --json --session "$ses" > "$scratch/review.json" 2> "$scratch/review.err"
+timer=()	# the review's time and peak RSS are figures, not a condition of the test
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%e %U %S %M' -o "$scratch/time")
+echo "? ? ? 0" > "$scratch/time"
+"${timer[@]}" "$AA" --json --session "$ses" > "$scratch/review.json" 2> "$scratch/review.err"
 arc=$?
 "$AA" sessions --json --session "$ses" > "$scratch/sessions.json" 2>/dev/null
 # One line of facts from the review (streamed: a million lines).
@@ -288,8 +291,10 @@ if [ "$complete" = 1 ]; then
 	is "$listed" "$T" "report says complete: all $T denials listed"
 	is "$landlock" "$T" "report says complete: every Landlock record there"
 else
-	if [ "$missing" -le 0 ]; then
+	if [ "$missing" = 0 ]; then
 		ok "report says incomplete, and every one of the $T denials is listed"
+	elif [ "$missing" -lt 0 ]; then
+		not_ok "$listed denials listed for $T made: some listed twice"
 	elif [ $((dlost + serials_missing)) -ge "$missing" ]; then
 		ok "report says incomplete and counts the $missing missing: kernel lost +$dlost, serial gaps $serials_missing"
 	elif [ "$rotated" = 1 ]; then
