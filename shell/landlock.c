@@ -54,16 +54,22 @@ static const struct ll_row {
 };
 #define LL_NEWEST	7
 
-/* Devices of the world's minimal /dev and what the session may do with each. */
+/*
+ * Devices of the world's minimal /dev and what the session may do with each.  The memory
+ * devices get their ioctls too: stdio asks isatty() (TCGETS) of every stream, so without
+ * it each `cmd >/dev/null` in the session was an audited fs.ioctl_dev denial, noise that
+ * buries real ones in the review.  null, zero and full have no ioctl at all (ENOTTY);
+ * random's only ioctl without CAP_SYS_ADMIN reads the entropy count.
+ */
 static const struct {
 	const char *path;
 	uint64_t    access;
 } ll_devices[] = {
-	{ "/dev/null", FS_DEV_RW },
-	{ "/dev/zero", FS_DEV_RW },
-	{ "/dev/full", FS_DEV_RW },
-	{ "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE },
-	{ "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE },
+	{ "/dev/null", FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/zero", FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/full", FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
 	{ "/dev/tty", FS_TTY },		/* the controlling terminal, whatever it is */
 	{ "/dev/ptmx", FS_TTY },	/* new ptys for tmux, script, expect ... */
 	/* The session's own devpts instance (PAM mounts it newinstance): its ptys only. */

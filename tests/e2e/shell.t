@@ -65,6 +65,15 @@ out=$(as "$TRY write /etc/abt-sh-x"); is "$?" 13 "write into the read set denied
 out=$(as "$TRY write $PROJ/ok"); is "$?" 0 "write into the project allowed"
 out=$(as "$TRY write /tmp/ok"); is "$?" 0 "write into the private /tmp allowed"
 [ ! -e /tmp/ok ]; check $? "the session's /tmp is private"
+# stdio's isatty() on a /dev/null opened inside the box (every `cmd >/dev/null`): an
+# ENOTTY, as outside, and no fs.ioctl_dev denial to bury the real ones in the review.
+e2e_audit_since
+is "$(as 'exec 3>/dev/null; test -t 3; echo $?')" 1 "isatty on /dev/null opened inside: not a tty"
+as "$TRY read /srv/outside.txt" >/dev/null	# a marker denial: the log has caught up after it
+e2e_audit_find - '(UNKNOWN\[1423\]|LANDLOCK_ACCESS).*path="/srv/outside\.txt"' >/dev/null
+e2e_audit_records | grep -E '(UNKNOWN\[1423\]|LANDLOCK_ACCESS).*blockers=fs\.ioctl_dev' |
+    grep -q 'path="/dev/null"'
+check $((!$?)) "... and no fs.ioctl_dev denial of /dev/null is logged"
 
 ## seccomp: every row of the deny table, errno and SECCOMP record
 rows='38 clone3 clone3
