@@ -143,7 +143,29 @@ has "$("$AA" sessions --input "$MS" --since 1796037820)" "refused 2026-11-30 11:
 has "$("$AA" sessions --input "$MS" --session 112)" "note: 1 login(s) refused by pam_agentbox" \
 	"report still notes every refusal read"
 
-# 7. The per-session counts agree with the denials command under the same filters.
+# 7. A session whose start was rotated away: its denials name its user, so --user selects
+# it; it began at an unknown earlier time, so --until before its denials still selects it.
+# (112's end record goes too: it names the user as well.)
+grep -v -e 'op=agentbox-session-start' -e 'op=agentbox-session-end ses=112' "$MS" > "$tmp/nostart.log"
+out=$("$AA" sessions --input "$tmp/nostart.log" --user abt_aud2 2>/dev/null)
+has "$out" $'112\tabt_aud2\t?\t-\t(before the logs)\t(no end seen)\t-\t7 of 7 match the filters' \
+	"no session record read: user from its denials, --user selects it"
+hasnt "$out" $'111\t' "no session record read: other users' sessions not selected"
+is "$("$AA" sessions --input "$tmp/nostart.log" --until 1796037700 2>/dev/null |
+	sed -n 's/^\([0-9][0-9]*\)\t.*/\1/p' | xargs)" "111 112 113" \
+	"start not read: the session may have begun before --until"
+has "$("$AA" summary --input "$tmp/nostart.log" --session 113 2>/dev/null)" \
+	"session 113 user abt_aud1 (started before the records read): 7 of 7 denials match" \
+	"summary: a session whose start was not read says so"
+
+# 8. --utc: the report's times (range read, filters) in UTC like the table's.
+out=$(TZ=JST-9 "$AA" sessions --utc --input "$MS" --since 1796037799)
+has "$out" "2026-11-30 10:23:08 .. 2026-11-30 12:23:29" "--utc: range read in UTC"
+has "$out" "filters: since 2026-11-30 11:23:19;" "--utc: filter times in UTC"
+has "$(TZ=JST-9 "$AA" sessions --input "$MS" --since 1796037799)" "filters: since 2026-11-30 20:23:19;" \
+	"without --utc: local time"
+
+# 9. The per-session counts agree with the denials command under the same filters.
 for sel in "" "--kind seccomp" "--path /home" "--since 1796037796 --until 1796041398" "--user 1001 --kind landlock,dac"; do
 	# shellcheck disable=SC2086
 	"$AA" --json --input "$MS" $sel 2>/dev/null | python3 -c '
