@@ -260,6 +260,30 @@ session_seen(struct ab_session *s, uint64_t sec)
 		s->last_sec = sec;
 }
 
+/* --session hides refused logins (they have no session); --user and --since/--until
+ * select them by name and time. */
+static int
+refusal_selected(const struct ab_review *rv, const struct ab_refusal *r)
+{
+	const struct ab_filter *f = &rv->f;
+
+	if (f->have_session)
+		return 0;
+	if (f->user != NULL && strcmp(r->user, f->user) != 0) {
+		/* The record names the user, not the uid: a numeric --user matches through this
+		 * host's account database. */
+		struct passwd *pw = rv->filter_uid_valid ? getpwnam(r->user) : NULL;
+
+		if (pw == NULL || pw->pw_uid != rv->filter_uid)
+			return 0;
+	}
+	if (f->have_since && r->sec < f->since)
+		return 0;
+	if (f->have_until && r->sec > f->until)
+		return 0;
+	return 1;
+}
+
 /* TRUSTED_APP op=agentbox-session-*: the contract in docs/audit-records.md. */
 static void
 session_record(struct ab_review *rv, const struct ab_rec *r)
@@ -272,20 +296,23 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 	if (strncmp(op, "agentbox-session-", 17) != 0)
 		return;
 	if (strcmp(op, "agentbox-session-refused") == 0) {
-		struct ab_refusal *f;
+		struct ab_refusal f = { .sec = r->sec, .ms = r->ms };
 
 		rv->st.refused++;
+		getf(r, "user", 1, f.user, sizeof(f.user));
+		getf(r, "service", 1, f.service, sizeof(f.service));
+		getf(r, "reason", 1, f.reason, sizeof(f.reason));
+		/* Filtered as they come, so the ones kept are the ones selected: other users'
+		 * refusals cannot crowd out the one asked for. */
+		if (!refusal_selected(rv, &f))
+			return;
+		rv->st.refused_selected++;
 		if (rv->nrefused == AB_REFUSALS_MAX)
 			return;
 		if (rv->refused == NULL &&
 		    (rv->refused = calloc(AB_REFUSALS_MAX, sizeof(*rv->refused))) == NULL)
 			return;
-		f = &rv->refused[rv->nrefused++];
-		f->sec = r->sec;
-		f->ms = r->ms;
-		getf(r, "user", 1, f->user, sizeof(f->user));
-		getf(r, "service", 1, f->service, sizeof(f->service));
-		getf(r, "reason", 1, f->reason, sizeof(f->reason));
+		rv->refused[rv->nrefused++] = f;
 		return;
 	}
 	ses = getnum(r, "ses", 1);
@@ -536,28 +563,6 @@ ab_session_selected(const struct ab_review *rv, const struct ab_session *s)
 	if (f->have_since && hi < f->since)
 		return 0;
 	if (f->have_until && lo > f->until)
-		return 0;
-	return 1;
-}
-
-int
-ab_refusal_selected(const struct ab_review *rv, const struct ab_refusal *r)
-{
-	const struct ab_filter *f = &rv->f;
-
-	if (f->have_session)
-		return 0;
-	if (f->user != NULL && strcmp(r->user, f->user) != 0) {
-		/* The record names the user, not the uid: a numeric --user matches through this
-		 * host's account database. */
-		struct passwd *pw = rv->filter_uid_valid ? getpwnam(r->user) : NULL;
-
-		if (pw == NULL || pw->pw_uid != rv->filter_uid)
-			return 0;
-	}
-	if (f->have_since && r->sec < f->since)
-		return 0;
-	if (f->have_until && r->sec > f->until)
 		return 0;
 	return 1;
 }

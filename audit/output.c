@@ -455,8 +455,6 @@ refusals(struct ab_out *o, const struct ab_review *rv)
 	char t[64];
 
 	for (size_t i = 0; (f = ab_review_refusal(rv, i)) != NULL; i++) {
-		if (!ab_refusal_selected(rv, f))
-			continue;
 		if (o->json) {
 			fmt_time(t, sizeof(t), f->sec, f->ms, 1, 1);
 			fprintf(o->f, "{\"v\":1,\"refused\":true,\"time\":\"%s\",\"user\":", t);
@@ -477,6 +475,10 @@ refusals(struct ab_out *o, const struct ab_review *rv)
 		put_safe(o->f, S(f->reason), 0);
 		fputc('\n', o->f);
 	}
+	if (!o->json && ab_review_stats(rv)->refused_selected > AB_REFUSALS_MAX)
+		fprintf(o->f, "refused: %ju more not listed (only the first %d are kept)\n",
+		    (uintmax_t)(ab_review_stats(rv)->refused_selected - AB_REFUSALS_MAX),
+		    AB_REFUSALS_MAX);
 }
 
 static void

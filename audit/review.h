@@ -232,6 +232,7 @@ struct ab_review_stats {
 	uint64_t	 denials;		/* after filters */
 	uint64_t	 denials_all;		/* before filters */
 	uint64_t	 refused;		/* op=agentbox-session-refused */
+	uint64_t	 refused_selected;	/* those the filters select */
 	uint64_t	 daemon_start, daemon_end, daemon_abort, daemon_err, daemon_rotate;
 	uint64_t	 domains_checked, domains_short, domains_records_missing;
 	uint64_t	 domains_partial, domains_open;
@@ -263,10 +264,8 @@ int	ab_review_filtering(const struct ab_review *rv);
  * open.  --kind and --path do not select sessions: they narrow the counts.
  */
 int	ab_session_selected(const struct ab_review *rv, const struct ab_session *s);
-/* The same for a refused login, which has a user name and a time but no session: any
- * --session hides it. */
-int	ab_refusal_selected(const struct ab_review *rv, const struct ab_refusal *f);
-/* Refused logins in log order (the first AB_REFUSALS_MAX; all are counted). */
+/* Refused logins the filters select (by user name and time; none under --session: they
+ * have no session), in log order: the first AB_REFUSALS_MAX; all are counted. */
 #define AB_REFUSALS_MAX	1024
 const struct ab_refusal *ab_review_refusal(const struct ab_review *rv, size_t i);
 void	ab_review_free(struct ab_review *rv);

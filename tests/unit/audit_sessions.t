@@ -20,7 +20,7 @@ MS=$FX/multi-session.log
 [ -x "$AA" ] || skip_all "$AA not built (make $AA)"
 command -v python3 >/dev/null || skip_all "python3 needed to read JSON"
 tmp=$(mktemp -d); defer "rm -rf '$tmp'"
-has() { if printf '%s' "$1" | grep -qF -- "$2"; then ok "$3"; else not_ok "$3"; diag "missing: $2" "in: $1"; fi; }
+has() { if printf '%s' "$1" | grep -qF -- "$2"; then ok "$3"; else not_ok "$3"; diag "missing: $2" "in: $(printf '%s' "$1" | head -20)"; fi; }
 hasnt() { if printf '%s' "$1" | grep -qF -- "$2"; then not_ok "$3"; diag "present: $2"; else ok "$3"; fi; }
 
 # Session ids the table (piped: tab-separated) shows, in order.
@@ -142,6 +142,20 @@ hasnt "$("$AA" sessions --input "$MS" --until 1796037819)" "refused 2026" "refus
 has "$("$AA" sessions --input "$MS" --since 1796037820)" "refused 2026-11-30 11:23:40" "refused login at --since shown"
 has "$("$AA" sessions --input "$MS" --session 112)" "note: 1 login(s) refused by pam_agentbox" \
 	"report still notes every refusal read"
+# More than AB_REFUSALS_MAX (1024) refusals of another user before it: the selected one is
+# still listed (refusals are filtered as they are read), and a cut list says so.
+python3 - "$MS" "$tmp/crowd.log" <<'PY'
+import sys
+line = ("type=TRUSTED_APP msg=audit(1796000000.000:%d): pid=1 uid=0 auid=4294967295 "
+        "ses=4294967295 msg='op=agentbox-session-refused user=\"abt_crowd\" service=\"su\" "
+        "reason=\"policy: bad key\" exe=\"/usr/bin/su\" hostname=? addr=? terminal=? res=failed'")
+crowd = [line % (2000 + i) for i in range(1100)]
+open(sys.argv[2], "w").write("\n".join(crowd) + "\n" + open(sys.argv[1]).read())
+PY
+has "$("$AA" sessions --input "$tmp/crowd.log" --user abt_aud2 2>/dev/null)" "refused 2026-11-30 11:23:40  user abt_aud2" \
+	"1100 other refusals first: the selected user's refusal still listed"
+has "$("$AA" sessions --input "$tmp/crowd.log" --user abt_crowd 2>/dev/null)" "refused: 76 more not listed (only the first 1024 are kept)" \
+	"a cut list of refusals says how many are not listed"
 
 # 7. A session whose start was rotated away: its denials name its user, so --user selects
 # it; it began at an unknown earlier time, so --until before its denials still selects it.
