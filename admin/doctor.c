@@ -138,6 +138,34 @@ check_tty(void)
 	free(v);
 }
 
+/*
+ * Without audit=1 on the kernel command line, a record the kernel cannot hand to auditd
+ * (its socket full under a denial storm, then the connection reset) is printed to the
+ * kernel log and freed without being counted in "lost" (kernel/audit.c,
+ * kauditd_hold_skb); only agentbox-audit's serial-gap check still sees the hole.
+ */
+static void
+check_audit_boot(void)
+{
+	char *cmdline, *tok, *save = NULL;
+	int on = 0;
+
+	if ((cmdline = read_small("/proc/cmdline")) == NULL) {
+		report(WARN, NULL, "audit: cannot read /proc/cmdline");
+		return;
+	}
+	for (tok = strtok_r(cmdline, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save))
+		if (strncmp(tok, "audit=", 6) == 0)
+			on = strcmp(tok + 6, "1") == 0 || strcasecmp(tok + 6, "on") == 0;
+	free(cmdline);
+	if (on)
+		report(OK, NULL, "audit: audit=1 on the kernel command line");
+	else
+		report(WARN, "add audit=1 to the kernel command line (GRUB_CMDLINE_LINUX)",
+		    "audit: booted without audit=1: records the kernel cannot deliver to auditd "
+		    "are dropped without being counted as lost");
+}
+
 static void
 check_audit(void)
 {
@@ -175,6 +203,7 @@ check_audit(void)
 	else
 		report(WARN, "agentbox-audit shows which reviews are incomplete",
 		    "audit: the kernel lost %u records since boot", lost);
+	check_audit_boot();
 }
 
 static int
