@@ -987,7 +987,8 @@ ab_review_new(const struct ab_filter *filter, ab_denial_fn fn, void *arg, struct
 
 		errno = 0;
 		u = strtoul(rv->f.user, &end, 10);
-		if (errno == 0 && *end == '\0' && end != rv->f.user) {
+		/* A number past 32 bits is no uid: cast, it would select another user's. */
+		if (errno == 0 && *end == '\0' && end != rv->f.user && u < AB_UNSET32) {
 			rv->filter_uid = (uid_t)u;
 			rv->filter_uid_valid = 1;
 		}

@@ -55,6 +55,8 @@ check_sel "113" "113:7/7" "--session 113 (open session)" --session 113
 check_sel "112" "112:7/7" "--user abt_aud2 (name)" --user abt_aud2
 check_sel "111 113" "111:7/7 113:7/7" "--user 1001 (uid)" --user 1001
 check_sel "112" "112:7/7" "--user 1002 (uid)" --user 1002
+check_sel "" "" "--user 4294968297 (2^32 + 1001: no uid, not 1001)" --user 4294968297
+is "$("$AA" --json --input "$MS" --user 4294968297 2>/dev/null | wc -l)" 0 "denials --user 2^32 + 1001: none"
 check_sel "112" "112:0/7" "--since/--until = 112's start second (inclusive; no denial in it)" \
 	--since 1796037792 --until 1796037792
 check_sel "112 113" "112:0/7 113:7/7" "--since = 112's end second: 112 (inclusive) and the open 113" \
