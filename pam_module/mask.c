@@ -30,6 +30,9 @@
  * symlink a link whose own path matches is masked/protected itself: the mount sits on
  *         the link's dentry, so resolving the name lands on the mask, whatever the link
  *         points to.  Its target is judged by its own path, if it is in a walked tree.
+ * nested  a project inside the home (or another project) is walked once, inside the
+ *         enclosing tree, its entries matched relative to both (enter_nested_root):
+ *         the same result as walking it again on its own, at half the cost.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -51,6 +54,7 @@
 #define WALK_MAX_DEPTH		128
 #define WALK_MAX_ENTRIES	1000000	/* per login, all trees and both passes */
 #define WALK_MAX_LINKS		4096	/* masked multi-link files */
+#define WALK_MAX_NEST		16	/* trees walked inside an enclosing one, at once */
 
 enum walk_mode {
 	W_APPLY,	/* mask and protect */
@@ -65,6 +69,15 @@ struct link_rec {
 	nlink_t	 nlink;
 	nlink_t	 seen;		/* names found masked (directly or inside a masked dir) */
 	char	*name;		/* the first one, for the refusal line */
+};
+
+/* A tree to walk: the home, then each project, as open_root first found it. */
+struct root {
+	const char	*path;
+	dev_t		 dev;
+	ino_t		 ino;
+	int		 exists;	/* a home may not */
+	int		 walked;	/* on its own, or inside an enclosing tree */
 };
 
 struct pset {
@@ -85,6 +98,10 @@ struct walk {
 	size_t		 nprot;
 	char		 rel[PATH_MAX];	/* path of the current entry relative to root */
 	char		 alt[PATH_MAX];	/* rel with a decoration of its last name removed */
+	struct root	*roots;		/* home, then projects */
+	size_t		 nroots;
+	size_t		 base[WALK_MAX_NEST];	/* in rel: where each enclosing nested tree's */
+	size_t		 nbase;			/* own relative path starts */
 };
 
 static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode);
@@ -120,27 +137,44 @@ match_path(const struct pset *ps, const char *rel, const char *name, size_t len,
 }
 
 /*
- * Does the entry NAME, w->rel[0..RLEN), match a pattern of PS, as it is or (PS
- * decorated) with one of its decorations removed?  Only the last component is
- * undecorated: its parents did not match, or the walk would not be here.
+ * Does the entry NAME, w->rel[0..RLEN), match a pattern of PS relative to the tree whose
+ * path starts at w->rel + BASE, as it is or (PS decorated) with one of its decorations
+ * removed?  Only the last component is undecorated: its parents did not match, or the
+ * walk would not be here.
  */
 static int
-matches(struct walk *w, const struct pset *ps, const char *name, size_t rlen, int is_dir)
+matches_from(struct walk *w, const struct pset *ps, size_t base, const char *name,
+    size_t rlen, int is_dir)
 {
 	struct ab_name_span sp[AB_UNDECORATE_MAX];
-	size_t len = strlen(name), dir = rlen - len, i, n;
+	size_t len = strlen(name), dir = rlen - len - base, i, n;
+	const char *rel = w->rel + base;
 
-	if (match_path(ps, w->rel, name, len, is_dir))
+	if (match_path(ps, rel, name, len, is_dir))
 		return 1;
 	if (!ps->decorated || ps->n == 0 || (n = ab_pattern_undecorate(name, sp)) == 0)
 		return 0;
-	memcpy(w->alt, w->rel, dir);	/* a span is shorter than NAME: it fits */
+	memcpy(w->alt, rel, dir);	/* a span is shorter than NAME: it fits */
 	for (i = 0; i < n; i++) {
 		memcpy(w->alt + dir, name + sp[i].off, sp[i].len);
 		w->alt[dir + sp[i].len] = '\0';
 		if (match_path(ps, w->alt, w->alt + dir, sp[i].len, is_dir))
 			return 1;
 	}
+	return 0;
+}
+
+/* ... relative to the tree being walked, or to any tree nested in it that holds NAME. */
+static int
+matches(struct walk *w, const struct pset *ps, const char *name, size_t rlen, int is_dir)
+{
+	size_t i;
+
+	if (matches_from(w, ps, 0, name, rlen, is_dir))
+		return 1;
+	for (i = 0; i < w->nbase; i++)
+		if (matches_from(w, ps, w->base[i], name, rlen, is_dir))
+			return 1;
 	return 0;
 }
 
@@ -277,7 +311,7 @@ out:
 	return r;
 }
 
-/* Bind FD onto itself read-only, once: a project inside the home is walked twice. */
+/* Bind FD onto itself read-only, once: trees may overlap (a project bound in twice). */
 static int
 protect_entry(struct walk *w, int fd)
 {
@@ -344,13 +378,42 @@ pin_entry(struct walk *w, int fd)
 	return r;
 }
 
+/*
+ * Is the directory w->rel[0..LEN), with stat ST, the root of a tree not walked yet (a
+ * project inside the home, or inside another project)?  Then it is walked here, once,
+ * not again on its own: each entry below it is matched relative to both trees, as two
+ * walks did (anchored patterns are relative to the tree they are walked from), and the
+ * masks, protects and pins are made once.  Only the exact path of that tree, with the
+ * inode its root had when ab_mask_apply opened it, counts: the same directory under
+ * another path (a bind mount) needs masks mounted at that path, so it is walked there.
+ * Marks the tree walked and pushes its base; 1 if it did.
+ */
+static int
+enter_nested_root(struct walk *w, size_t len, const struct stat *st)
+{
+	size_t i, n = strlen(w->root);
+	struct root *t;
+
+	for (i = 0; i < w->nroots && w->nbase < WALK_MAX_NEST; i++) {
+		t = &w->roots[i];
+		if (t->walked || !t->exists || t->ino != st->st_ino || t->dev != st->st_dev ||
+		    strncmp(t->path, w->root, n) != 0 || t->path[n] != '/' ||
+		    strlen(t->path + n + 1) != len || memcmp(t->path + n + 1, w->rel, len) != 0)
+			continue;
+		t->walked = 1;
+		w->base[w->nbase++] = len + 1;
+		return 1;
+	}
+	return 0;
+}
+
 static int
 descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
     enum walk_mode mode, int protect)
 {
 	uint32_t protects = w->s->protects;
 	struct stat st;
-	int fd, keep = -1, r;
+	int fd, keep = -1, nested, r;
 
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1)
@@ -373,7 +436,12 @@ descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 		close(fd);
 		return r;
 	}
+	/* Only a plain walk takes a nested tree over: below a mask or a protect, the
+	 * tree's own walk still runs (its masks are what a protect does not give). */
+	nested = mode == W_APPLY && enter_nested_root(w, len, &st);
 	r = walk_dir(w, fd, depth + 1, len, mode);
+	if (nested)
+		w->nbase--;
 	if (r == 0 && protect)
 		r = protect_entry(w, keep);
 	else if (r == 0 && mode == W_APPLY && w->s->protects != protects)
@@ -533,18 +601,27 @@ open_root(struct ab_sess *s, const char *path)
 	return fd;
 }
 
+/*
+ * Walk every tree in MODE.  The mask pass skips a tree walked inside an enclosing one
+ * already (enter_nested_root); the hardlink pass walks them all, as it always did.
+ */
 static int
 walk_roots(struct walk *w, enum walk_mode mode)
 {
-	const struct ab_strv *proj = &w->s->pol->project;
+	struct root *t;
 	size_t i;
 	int fd, r;
 
-	for (i = 0; i <= proj->n; i++) {
-		w->root = i == 0 ? w->s->home : proj->v[i - 1];
+	for (i = 0; i < w->nroots; i++) {
+		t = &w->roots[i];
+		if (!t->exists || (mode == W_APPLY && t->walked))
+			continue;
+		t->walked = 1;
+		w->root = t->path;
 		w->rel[0] = '\0';
+		w->nbase = 0;
 		if ((fd = open_root(w->s, w->root)) == -ENOENT && i == 0)
-			continue;	/* no home */
+			continue;	/* no home (any more) */
 		if (fd < 0)
 			return fd;
 		if ((r = walk_dir(w, fd, 0, 0, mode)) != 0)
@@ -553,24 +630,55 @@ walk_roots(struct walk *w, enum walk_mode mode)
 	return 0;
 }
 
-int
-ab_mask_apply(struct ab_sess *s)
+/* Open each tree once up front: a missing project refuses the login, masks or not. */
+static int
+find_roots(struct ab_sess *s, struct root *roots)
 {
-	struct walk *w;
+	const struct ab_strv *proj = &s->pol->project;
+	struct stat st;
 	size_t i;
 	int fd, r = 0;
 
-	/* Every tree must exist, masks or not: a missing project refuses the login. */
-	for (i = 0; i < s->pol->project.n; i++) {
-		if ((fd = open_root(s, s->pol->project.v[i])) < 0)
+	for (i = 0; i <= proj->n; i++) {
+		roots[i].path = i == 0 ? s->home : proj->v[i - 1];
+		if ((fd = open_root(s, roots[i].path)) == -ENOENT && i == 0)
+			continue;	/* no home: nothing to mask there */
+		if (fd < 0)
 			return fd;
+		if (fstat(fd, &st) == -1)
+			r = ab_sess_fail(s, -errno, "fstat %s: %s", roots[i].path, strerror(errno));
 		close(fd);
+		if (r != 0)
+			return r;
+		roots[i].dev = st.st_dev;
+		roots[i].ino = st.st_ino;
+		roots[i].exists = 1;
 	}
-	if (s->pol->mask.n == 0 && s->pol->protect.n == 0)
-		return 0;
-	if ((w = calloc(1, sizeof(*w))) == NULL)
+	return 0;
+}
+
+int
+ab_mask_apply(struct ab_sess *s)
+{
+	size_t i, nroots = s->pol->project.n + 1;
+	struct root *roots;
+	struct walk *w;
+	int r = 0;
+
+	if ((roots = calloc(nroots, sizeof(*roots))) == NULL)
 		return ab_sess_fail(s, -ENOMEM, "out of memory");
+	if ((r = find_roots(s, roots)) != 0 ||
+	    (s->pol->mask.n == 0 && s->pol->protect.n == 0)) {
+		free(roots);
+		return r;
+	}
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		free(roots);
+		return ab_sess_fail(s, -ENOMEM, "out of memory");
+	}
 	w->s = s;
+	w->roots = roots;
+	w->nroots = nroots;
 	if ((r = pset_make(w, &w->mask, &s->pol->mask, 1)) == 0 &&
 	    (r = pset_make(w, &w->protect, &s->pol->protect, 0)) == 0)
 		r = walk_roots(w, W_APPLY);
@@ -581,12 +689,14 @@ ab_mask_apply(struct ab_sess *s)
 			r = ab_sess_fail(s, -EMLINK, "masked file %s has %lu hardlink(s) outside "
 			    "the projects and home: they cannot be masked",
 			    w->links[i].name, (unsigned long)(w->links[i].nlink - w->links[i].seen));
+	s->walked = (uint32_t)w->entries;	/* <= WALK_MAX_ENTRIES */
 	for (i = 0; i < w->nlinks; i++)
 		free(w->links[i].name);
 	free(w->links);
 	free(w->prot);
 	free(w->mask.f);
 	free(w->protect.f);
+	free(w->roots);
 	free(w);
 	return r;
 }

@@ -34,6 +34,7 @@ struct ab_sess {
 	dev_t			 run_dev;	/* st_dev of /run/agentbox: a name already masked */
 	uint32_t		 masks;
 	uint32_t		 protects;
+	uint32_t		 walked;	/* entries the mask walk visited (debug line) */
 	pid_t			 init_pid;	/* host pid of the session's pid 1 */
 	int			 init_pidfd;	/* pidfd of it: kill and reap without pid reuse */
 	uint32_t		 ses;		/* audit session id after the loginuid write */

@@ -350,10 +350,10 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	}
 	if (a->debug)
 		pam_syslog(pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
-		    "%u protects, policy load %ld us, then %ld us (cumulative: loginuid %ld, "
-		    "netns %ld, unshare %ld, world %ld, masks %ld, pid 1 %ld, plan %ld, record %ld)",
-		    user, s.ses, (int)s.init_pid, s.masks, s.protects, load_us, elapsed_us(&t0),
-		    s.step_us[0],
+		    "%u protects, %u entries walked, policy load %ld us, then %ld us (cumulative: "
+		    "loginuid %ld, netns %ld, unshare %ld, world %ld, masks %ld, pid 1 %ld, plan %ld, "
+		    "record %ld)", user, s.ses, (int)s.init_pid, s.masks, s.protects, s.walked,
+		    load_us, elapsed_us(&t0), s.step_us[0],
 		    s.step_us[1], s.step_us[2], s.step_us[3], s.step_us[4], s.step_us[5],
 		    s.step_us[6], s.step_us[7]);
 	return PAM_SUCCESS;
