@@ -1064,13 +1064,44 @@ ab_review_free(struct ab_review *rv)
 
 /* ---- time arguments ------------------------------------------------------------------ */
 
-int
-ab_parse_time(const char *s, uint64_t now, uint64_t *out)
+/*
+ * The last second of the period that starts at TM (local time): the next day, or the
+ * next minute, through mktime (a DST day has 23 or 25 hours), minus one second.
+ */
+static int
+period_end(struct tm *tm, int day, uint64_t *out)
 {
+	time_t t;
+
+	if (day)
+		tm->tm_mday++;
+	else
+		tm->tm_min++;
+	tm->tm_isdst = -1;
+	if ((t = mktime(tm)) == (time_t)-1 || t <= 0)
+		return -EINVAL;
+	*out = (uint64_t)t - 1;
+	return 0;
+}
+
+/*
+ * UPPER: T ends a range (--until), so a time named to the day ("2026-11-30", "today")
+ * or to the minute ("2026-11-30 14:05") means the last second of that day or minute,
+ * as a reader of "--until 2026-11-30" expects that day to be in; a time to the second,
+ * epoch seconds and "N ago" are exact either way.
+ */
+int
+ab_parse_time(const char *s, uint64_t now, int upper, uint64_t *out)
+{
+	static const struct { const char *fmt; int day, minute; } fmts[] = {
+		{ "%Y-%m-%d %H:%M:%S", 0, 0 }, { "%Y-%m-%dT%H:%M:%S", 0, 0 },
+		{ "%Y-%m-%d %H:%M", 0, 1 }, { "%Y-%m-%dT%H:%M", 0, 1 }, { "%Y-%m-%d", 1, 0 },
+	};
 	struct tm tm;
 	char *end;
 	unsigned long long v;
 	time_t t;
+	size_t i;
 
 	if (strcmp(s, "now") == 0) {
 		*out = now;
@@ -1084,6 +1115,8 @@ ab_parse_time(const char *s, uint64_t now, uint64_t *out)
 		tm.tm_isdst = -1;
 		if (strcmp(s, "yesterday") == 0)
 			tm.tm_mday--;
+		if (upper)
+			return period_end(&tm, 1, out);
 		if ((t = mktime(&tm)) == (time_t)-1)
 			return -EINVAL;
 		*out = (uint64_t)t;
@@ -1104,19 +1137,18 @@ ab_parse_time(const char *s, uint64_t now, uint64_t *out)
 		*out = now - v * mul;
 		return 0;
 	}
-	memset(&tm, 0, sizeof(tm));
-	for (const char *const *fmt = (const char *const[]){ "%Y-%m-%d %H:%M:%S",
-	    "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d", NULL };
-	    *fmt != NULL; fmt++) {
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		memset(&tm, 0, sizeof(tm));
-		end = strptime(s, *fmt, &tm);
-		if (end != NULL && *end == '\0') {
-			tm.tm_isdst = -1;
-			if ((t = mktime(&tm)) == (time_t)-1)
-				return -EINVAL;
-			*out = (uint64_t)t;
-			return 0;
-		}
+		end = strptime(s, fmts[i].fmt, &tm);
+		if (end == NULL || *end != '\0')
+			continue;
+		if (upper && (fmts[i].day || fmts[i].minute))
+			return period_end(&tm, fmts[i].day, out);
+		tm.tm_isdst = -1;
+		if ((t = mktime(&tm)) == (time_t)-1)
+			return -EINVAL;
+		*out = (uint64_t)t;
+		return 0;
 	}
 	return -EINVAL;
 }

@@ -395,12 +395,12 @@ main(int argc, char **argv)
 			flt.user = optarg;
 			break;
 		case 'S':
-			if (ab_parse_time(optarg, now, &flt.since) != 0)
+			if (ab_parse_time(optarg, now, 0, &flt.since) != 0)
 				die(EXIT_USAGE, "--since %s: not a time (see --help)", optarg);
 			flt.have_since = 1;
 			break;
 		case 'U':
-			if (ab_parse_time(optarg, now, &flt.until) != 0)
+			if (ab_parse_time(optarg, now, 1, &flt.until) != 0)
 				die(EXIT_USAGE, "--until %s: not a time (see --help)", optarg);
 			flt.have_until = 1;
 			break;

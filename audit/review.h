@@ -281,8 +281,9 @@ size_t	ab_top_list(const struct ab_top *t, struct ab_top_item *out, size_t max,
 	    uint64_t *other);
 
 /* Parse --since/--until: epoch, @epoch, YYYY-MM-DD[ HH:MM[:SS]] (local time, T allowed),
- * now, today, yesterday, or N[smhd] ago.  Returns 0 or -EINVAL. */
-int	ab_parse_time(const char *s, uint64_t now, uint64_t *out);
+ * now, today, yesterday, or N[smhd] ago.  UPPER (--until): a day or a minute means its
+ * last second.  Returns 0 or -EINVAL. */
+int	ab_parse_time(const char *s, uint64_t now, int upper, uint64_t *out);
 
 /* ---- output (output.c) ---------------------------------------------------------------- */
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "review.h"
 #include "tap.h"
@@ -238,16 +239,36 @@ test_gaps(void)
 static void
 test_time(void)
 {
-	uint64_t t;
+	uint64_t t, u;
 
-	ok(ab_parse_time("1796032868", 0, &t) == 0 && t == 1796032868, "epoch");
-	ok(ab_parse_time("@42", 0, &t) == 0 && t == 42, "@epoch");
-	ok(ab_parse_time("2h", 10000, &t) == 0 && t == 10000 - 7200, "2h ago");
-	ok(ab_parse_time("2026-11-30 10:00", 0, &t) == 0, "date and time");
-	ok(ab_parse_time("2026-11-30T10:00:05", 0, &t) == 0, "ISO 8601 with T");
-	ok(ab_parse_time("99999999999999999999999", 0, &t) != 0, "absurd epoch refused");
-	ok(ab_parse_time("5x", 0, &t) != 0 && ab_parse_time("-1", 0, &t) != 0, "garbage refused");
-	ok(ab_parse_time("9999999d", 100, &t) != 0, "before the epoch refused");
+	ok(ab_parse_time("1796032868", 0, 0, &t) == 0 && t == 1796032868, "epoch");
+	ok(ab_parse_time("@42", 0, 0, &t) == 0 && t == 42, "@epoch");
+	ok(ab_parse_time("2h", 10000, 0, &t) == 0 && t == 10000 - 7200, "2h ago");
+	ok(ab_parse_time("2026-11-30 10:00", 0, 0, &t) == 0, "date and time");
+	ok(ab_parse_time("2026-11-30T10:00:05", 0, 0, &t) == 0, "ISO 8601 with T");
+	ok(ab_parse_time("99999999999999999999999", 0, 0, &t) != 0, "absurd epoch refused");
+	ok(ab_parse_time("5x", 0, 0, &t) != 0 && ab_parse_time("-1", 0, 0, &t) != 0,
+	    "garbage refused");
+	ok(ab_parse_time("9999999d", 100, 0, &t) != 0, "before the epoch refused");
+	/* --until names the end of a day or a minute; exact times stay exact.  (UTC: the
+	 * test sets TZ, so a day is 86,400 s.) */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	ok(ab_parse_time("2026-11-30", 0, 0, &t) == 0 && t == 1796083200 - 86400,
+	    "--since DAY: its first second");
+	ok(ab_parse_time("2026-11-30", 0, 1, &u) == 0 && u == t + 86399,
+	    "--until DAY: its last second (the day is in the range)");
+	ok(ab_parse_time("2026-11-30 10:00", 0, 1, &u) == 0 &&
+	    ab_parse_time("2026-11-30 10:00", 0, 0, &t) == 0 && u == t + 59,
+	    "--until MINUTE: its last second");
+	ok(ab_parse_time("2026-11-30 10:00:05", 0, 1, &u) == 0 &&
+	    ab_parse_time("2026-11-30 10:00:05", 0, 0, &t) == 0 && u == t,
+	    "--until SECOND: exact");
+	ok(ab_parse_time("1796032868", 0, 1, &u) == 0 && u == 1796032868, "--until epoch: exact");
+	ok(ab_parse_time("today", 1796032868, 1, &u) == 0 && u == 1796083199,
+	    "--until today: its last second");
+	ok(ab_parse_time("yesterday", 1796032868, 1, &u) == 0 && u == 1796083199 - 86400,
+	    "--until yesterday: its last second");
 }
 
 int
