@@ -221,7 +221,10 @@ link_note(struct walk *w, const struct stat *st)
 	return 0;
 }
 
-/* Mount a clone of SRC (a mask source) over TARGET, the O_PATH fd we walked to. */
+/*
+ * Mount a clone of SRC (a mask source, or the entry itself for a protect or a pin) over
+ * TARGET, the O_PATH fd we walked to, with ATTRS set on the clone (none: a pin).
+ */
 static int
 mount_over(struct walk *w, int src, int target, unsigned int tree_flags, uint64_t attrs)
 {
@@ -234,8 +237,8 @@ mount_over(struct walk *w, int src, int target, unsigned int tree_flags, uint64_
 		return ab_sess_fail(w->s, -errno, "open_tree for %s/%s: %s", w->root, w->rel,
 		    strerror(errno));
 	/* Attributes set on the detached clone: the mount is never writable once visible. */
-	if (mount_setattr(clone, "", AT_EMPTY_PATH | (tree_flags & AT_RECURSIVE), &attr,
-	    sizeof(attr)) == -1)
+	if (attrs != 0 && mount_setattr(clone, "", AT_EMPTY_PATH | (tree_flags & AT_RECURSIVE),
+	    &attr, sizeof(attr)) == -1)
 		r = ab_sess_fail(w->s, -errno, "mount_setattr for %s/%s: %s", w->root, w->rel,
 		    strerror(errno));
 	else if (move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
@@ -365,17 +368,7 @@ protect_nondir(struct walk *w, int dirfd, const char *name)
 static int
 pin_entry(struct walk *w, int fd)
 {
-	int clone, r = 0;
-
-	clone = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-	    AT_RECURSIVE);
-	if (clone == -1)
-		return ab_sess_fail(w->s, -errno, "open_tree for %s/%s: %s", w->root, w->rel,
-		    strerror(errno));
-	if (move_mount(clone, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == -1)
-		r = ab_sess_fail(w->s, -errno, "pin %s/%s: %s", w->root, w->rel, strerror(errno));
-	close(clone);
-	return r;
+	return mount_over(w, fd, fd, AT_RECURSIVE, 0);
 }
 
 /*
