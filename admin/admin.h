@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "abutil.h"
 #include "policy.h"
 
 #define AB_PAM_PROFILE_NAME	"agentbox"
@@ -30,7 +31,7 @@
 /* Messages (util.c).  die* never return; "agentbox: " is prepended. */
 void	die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void	die_errno(int err, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-void	warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	adm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -55,10 +56,7 @@ int	adm_has_line(const char *buf, const char *line);
 /* New malloc'd buffer without any line equal to LINE; *removed counts them. */
 char	*adm_without_line(const char *buf, const char *line, int *removed);
 int	adm_path_exists(const char *path);
-/* String vectors: push copies S; free releases all.  0 or -ENOMEM. */
-int	adm_strv_push(struct ab_strv *sv, const char *s);
-void	adm_strv_free(struct ab_strv *sv);
-int	adm_strv_has(const struct ab_strv *sv, const char *s);
+/* String vectors: ab_strv_push, ab_strv_has, ab_strv_free (lib/abutil.h). */
 
 /*
  * Run ARGV[0] (absolute) with a fixed environment, no shell.  When OUT is not NULL it
@@ -68,7 +66,6 @@ int	adm_strv_has(const struct ab_strv *sv, const char *s);
 int	adm_run(const char *const argv[], char **out, int quiet);
 
 /* Users (user.c). */
-int	adm_valid_username(const char *name);
 int	adm_user_ensure(const char *user, const char *shell, int *created);
 int	adm_user_remove(const char *user);
 int	adm_shells_remove(const char *shell);

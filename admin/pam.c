@@ -102,7 +102,7 @@ expand(const char *service, struct ab_strv *mods, int depth)
 		if (strcmp(w[1], "include") == 0 || strcmp(w[1], "substack") == 0)
 			r = expand(w[2], mods, depth + 1);
 		else
-			r = adm_strv_push(mods, base_name(w[2]));
+			r = ab_strv_push(mods, base_name(w[2]));
 	}
 	free(buf);
 	return r;
@@ -122,12 +122,12 @@ stack_has_module(const char *service)
 	int r;
 
 	if ((r = expand(service, &mods, 0)) != 0) {
-		adm_strv_free(&mods);
+		ab_strv_free(&mods);
 		return r;
 	}
 	for (i = 0, r = 0; i < mods.n && !r; i++)
 		r = strcmp(mods.v[i], MODULE) == 0;
-	adm_strv_free(&mods);
+	ab_strv_free(&mods);
 	return r;
 }
 

@@ -296,7 +296,7 @@ cmd_sessions(int argc, char **argv)
 		}
 	}
 	if (geteuid() != 0)
-		warnx("not root: sessions of other users may be invisible");
+		adm_warn("not root: sessions of other users may be invisible");
 	if ((d = opendir("/proc")) == NULL)
 		die_errno(errno, "open /proc");
 	btime = boot_time();

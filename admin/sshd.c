@@ -237,7 +237,7 @@ adm_sshd_sftp_source(char *buf, size_t len)
 		while (r == 0 && (de = readdir(d)) != NULL) {
 			size_t n = strlen(de->d_name);
 			if (de->d_name[0] != '.' && n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0)
-				r = adm_strv_push(&names, de->d_name);
+				r = ab_strv_push(&names, de->d_name);
 		}
 		closedir(d);
 	}
@@ -247,7 +247,7 @@ adm_sshd_sftp_source(char *buf, size_t len)
 		snprintf(buf, len, AB_SSHD_DROPIN_DIR "/%s", names.v[i]);
 		found = file_sets_internal_sftp(buf);
 	}
-	adm_strv_free(&names);
+	ab_strv_free(&names);
 	if (!found)	/* set where we do not look (another Include): name the root */
 		snprintf(buf, len, "%s", main_conf);
 	return r;

@@ -24,23 +24,6 @@ const char *const adm_privileged_groups[] = {
 	"systemd-journal", "video", "input", "tty", "staff", "sys", "lpadmin", NULL,
 };
 
-/* POSIX portable names plus what useradd on Debian accepts; no leading '-'. */
-int
-adm_valid_username(const char *name)
-{
-	size_t i, n = strlen(name);
-
-	if (n == 0 || n > 32 || name[0] == '-' || (name[0] >= '0' && name[0] <= '9'))
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
-			return 0;
-	}
-	return 1;
-}
-
 int
 adm_user_ensure(const char *user, const char *shell, int *created)
 {

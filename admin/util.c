@@ -56,7 +56,7 @@ die_errno(int err, const char *fmt, ...)
 }
 
 void
-warnx(const char *fmt, ...)
+adm_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,23 +150,6 @@ out:
 	return r;
 }
 
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int
 adm_write_file(const char *path, const char *buf, size_t len, mode_t mode)
 {
@@ -190,7 +173,7 @@ adm_write_file(const char *path, const char *buf, size_t len, mode_t mode)
 		return -errno;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1)
 		return -errno;
-	if ((r = write_all(fd, buf, len)) != 0 ||
+	if ((r = ab_io_write_all(fd, buf, len)) != 0 ||
 	    (fchown(fd, uid, gid) == -1 && (r = -errno)) ||
 	    (fchmod(fd, mode) == -1 && (r = -errno)) ||
 	    (fsync(fd) == -1 && (r = -errno))) {
@@ -252,46 +235,6 @@ adm_path_exists(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0;
-}
-
-int
-adm_strv_push(struct ab_strv *sv, const char *s)
-{
-	char **nv, *c;
-
-	if ((c = strdup(s)) == NULL)
-		return -ENOMEM;
-	if ((nv = realloc(sv->v, (sv->n + 2) * sizeof(*nv))) == NULL) {
-		free(c);
-		return -ENOMEM;
-	}
-	sv->v = nv;
-	sv->v[sv->n++] = c;
-	sv->v[sv->n] = NULL;
-	return 0;
-}
-
-void
-adm_strv_free(struct ab_strv *sv)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = 0;
-}
-
-int
-adm_strv_has(const struct ab_strv *sv, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++)
-		if (strcmp(sv->v[i], s) == 0)
-			return 1;
-	return 0;
 }
 
 /* Length of the line at P without its newline and trailing blanks. */

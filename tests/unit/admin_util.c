@@ -63,18 +63,23 @@ test_auditd_get(void)
 	ok(adm_auditd_get("#max_log_file = 1\n", "max_log_file") == NULL, "a commented-out key is absent");
 }
 
+/* enroll and unenroll take the policy's rule (lib/names.c): a name the policy refuses
+ * would be an account whose every login pam_agentbox refuses. */
 static void
 test_names(void)
 {
-	ok(adm_valid_username("abt_adm1"), "abt_adm1 is a valid user name");
-	ok(adm_valid_username("agent-1.x"), "dots and dashes are valid");
-	ok(!adm_valid_username(""), "empty name refused");
-	ok(!adm_valid_username("-rf"), "leading dash refused (option injection into useradd)");
-	ok(!adm_valid_username("1abc"), "leading digit refused");
-	ok(!adm_valid_username("a b"), "space refused");
-	ok(!adm_valid_username("a/b"), "slash refused (paths are built from the name)");
-	ok(!adm_valid_username("a\nb"), "newline refused (line-based files)");
-	ok(!adm_valid_username("abcdefghijklmnopqrstuvwxyz0123456"), "33 characters refused");
+	ok(ab_user_name_valid("abt_adm1"), "abt_adm1 is a valid user name");
+	ok(ab_user_name_valid("agent-1.x"), "dots and dashes are valid");
+	ok(ab_user_name_valid("_agent"), "leading underscore is valid");
+	ok(!ab_user_name_valid(""), "empty name refused");
+	ok(!ab_user_name_valid("-rf"), "leading dash refused (option injection into useradd)");
+	ok(!ab_user_name_valid("1abc"), "leading digit refused");
+	ok(!ab_user_name_valid(".hidden"), "leading dot refused (the policy refuses it)");
+	ok(!ab_user_name_valid(".."), "\"..\" refused (paths are built from the name)");
+	ok(!ab_user_name_valid("a b"), "space refused");
+	ok(!ab_user_name_valid("a/b"), "slash refused (paths are built from the name)");
+	ok(!ab_user_name_valid("a\nb"), "newline refused (line-based files)");
+	ok(!ab_user_name_valid("abcdefghijklmnopqrstuvwxyz0123456"), "33 characters refused");
 }
 
 static void
