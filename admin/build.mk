@@ -47,7 +47,7 @@ uninstall-admin:
 INSTALL   += install-admin
 UNINSTALL += uninstall-admin
 
-ROOT_TESTS     += tests/e2e/admin.t
+ROOT_TESTS     += tests/e2e/admin.t tests/e2e/admin_sessions.t
 ROOT_TEST_DEPS += $(ADMIN_BIN)
 
 # Unit test of the pure helpers, sanitized, no root.
