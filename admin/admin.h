@@ -55,6 +55,22 @@ int	adm_mkdir_p(const char *path, mode_t mode);
 int	adm_has_line(const char *buf, const char *line);
 /* New malloc'd buffer without any line equal to LINE; *removed counts them. */
 char	*adm_without_line(const char *buf, const char *line, int *removed);
+/*
+ * Make PATH hold exactly TEXT.  If it already does: 0, nothing said or written.
+ * Otherwise the change goes through act(FMT, ...); unless that says no (--dry-run,
+ * which then reports it truthfully), DIR (when not NULL) is created with DIR_MODE and
+ * PATH replaced with adm_write_file(MODE).  1 when PATH was written, 0 when not,
+ * -errno on failure.
+ */
+int	adm_write_if_changed(const char *path, const char *text, mode_t mode,
+	    const char *dir, mode_t dir_mode, const char *fmt, ...)
+	    __attribute__((format(printf, 6, 7)));
+/*
+ * Drop every line of PATH equal to LINE (adm_has_line's match), through
+ * act("remove WHAT from PATH").  With UNLINK_EMPTY a file left empty is removed
+ * instead.  A missing PATH, or one without LINE, is left alone.  0 or -errno.
+ */
+int	adm_remove_line(const char *path, const char *line, const char *what, int unlink_empty);
 int	adm_path_exists(const char *path);
 /* String vectors: ab_strv_push, ab_strv_has, ab_strv_free (lib/abutil.h). */
 

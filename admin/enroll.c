@@ -391,19 +391,10 @@ validate(const char *user, const char *text, const char *ppath)
 static int
 install_policy(const char *ppath, const char *text)
 {
-	char *old = NULL;
-	int r;
+	int r = adm_write_if_changed(ppath, text, 0644, AB_POLICY_DIR, 0755,
+	    "write the policy %s", ppath);
 
-	if (adm_read_file(ppath, &old, NULL) == 0 && strcmp(old, text) == 0) {
-		free(old);
-		return 0;
-	}
-	free(old);
-	if (!act("write the policy %s", ppath))
-		return 0;
-	if ((r = adm_mkdir_p(AB_POLICY_DIR, 0755)) != 0)
-		return r;
-	return adm_write_file(ppath, text, strlen(text), 0644);
+	return r < 0 ? r : 0;
 }
 
 /* On a terminal, a long walk says where it is, so a big tree does not look hung. */

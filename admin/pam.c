@@ -183,21 +183,7 @@ insert_direct(const char *service)
 static int
 remove_direct(const char *path)
 {
-	char *buf, *out;
-	int r, removed;
-
-	if ((r = adm_read_file(path, &buf, NULL)) != 0)
-		return r == -ENOENT ? 0 : r;
-	if ((out = adm_without_line(buf, direct_line, &removed)) == NULL) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = 0;
-	if (removed && act("remove '%s' from %s", AB_PAM_LINE, path))
-		r = adm_write_file(path, out, strlen(out), 0644);
-	free(buf);
-	free(out);
-	return r;
+	return adm_remove_line(path, direct_line, "'" AB_PAM_LINE "'", 0);
 }
 
 static int

@@ -84,19 +84,5 @@ adm_user_remove(const char *user)
 int
 adm_shells_remove(const char *shell)
 {
-	char *buf, *nb;
-	int r, removed;
-
-	if ((r = adm_read_file(SHELLS, &buf, NULL)) != 0)
-		return r == -ENOENT ? 0 : r;
-	if ((nb = adm_without_line(buf, shell, &removed)) == NULL) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = 0;
-	if (removed && act("remove %s from %s", shell, SHELLS))
-		r = adm_write_file(SHELLS, nb, strlen(nb), 0644);
-	free(buf);
-	free(nb);
-	return r;
+	return adm_remove_line(SHELLS, shell, shell, 0);
 }

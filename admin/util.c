@@ -78,19 +78,27 @@ hint(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static int
+vact(const char *fmt, va_list ap)
+{
+	if (adm_quiet && !adm_dry_run)
+		return 1;
+	fputs(adm_dry_run ? "would " : "", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	return !adm_dry_run;
+}
+
 int
 act(const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	if (adm_quiet && !adm_dry_run)
-		return 1;
-	fputs(adm_dry_run ? "would " : "", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	r = vact(fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	return !adm_dry_run;
+	return r;
 }
 
 /* Configuration files we edit are small; anything bigger is not what we think it is. */
@@ -287,6 +295,53 @@ adm_without_line(const char *buf, const char *line, int *removed)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+int
+adm_write_if_changed(const char *path, const char *text, mode_t mode, const char *dir,
+    mode_t dir_mode, const char *fmt, ...)
+{
+	char *old = NULL;
+	va_list ap;
+	int r, go;
+
+	/* Unchanged is the common case of a second enroll: say nothing, touch nothing. */
+	if (adm_read_file(path, &old, NULL) == 0 && strcmp(old, text) == 0) {
+		free(old);
+		return 0;
+	}
+	free(old);
+	va_start(ap, fmt);
+	go = vact(fmt, ap);
+	va_end(ap);
+	if (!go)
+		return 0;
+	if (dir != NULL && (r = adm_mkdir_p(dir, dir_mode)) != 0)
+		return r;
+	if ((r = adm_write_file(path, text, strlen(text), mode)) != 0)
+		return r;
+	return 1;
+}
+
+int
+adm_remove_line(const char *path, const char *line, const char *what, int unlink_empty)
+{
+	char *buf, *nb;
+	int r, removed;
+
+	if ((r = adm_read_file(path, &buf, NULL)) != 0)
+		return r == -ENOENT ? 0 : r;
+	if ((nb = adm_without_line(buf, line, &removed)) == NULL) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r = 0;
+	if (removed && act("remove %s from %s", what, path))
+		r = unlink_empty && nb[0] == '\0' ? adm_unlink(path) :
+		    adm_write_file(path, nb, strlen(nb), 0644);
+	free(buf);
+	free(nb);
+	return r;
 }
 
 #define ADM_OUT_MAX (1u << 20)
