@@ -44,17 +44,48 @@ json(const char *s, size_t n)
 	return out;
 }
 
-#define SAFE_IS(in, want, what) do {					\
-	char *o_ = safe(in, sizeof(in) - 1, 0, 0, NULL);		\
-	ok(strcmp(o_, want) == 0, "safe: %s -> %s (got %s)", what, want, o_);	\
-	free(o_);							\
-} while (0)
-
-#define JSON_IS(in, want, what) do {					\
-	char *o_ = json(in, sizeof(in) - 1);				\
-	ok(strcmp(o_, want) == 0, "json: %s -> %s (got %s)", what, want, o_);	\
-	free(o_);							\
-} while (0)
+/* One hostile input, by its exact bytes, and what each writer must make of it. */
+static const struct row {
+	const char	*in;
+	size_t		 n;
+	const char	*safe, *json, *what;
+} hostile[] = {
+#define ROW(in, safe, json, what) { in, sizeof(in) - 1, safe, json, what }
+	ROW("plain/path", "plain/path", "\"plain/path\"", "plain text"),
+	ROW("caf\xc3\xa9", "caf\xc3\xa9", "\"caf\xc3\xa9\"", "printable UTF-8 kept"),
+	ROW("", "", "\"\"", "empty"),
+	ROW("a\x1b[31mb", "a\\x1b[31mb", "\"a\\u001b[31mb\"", "ESC (C0)"),
+	ROW("a\nb\rc\td", "a\\x0ab\\x0dc\\x09d", "\"a\\u000ab\\u000dc\\u0009d\"",
+	    "newline, CR, tab"),
+	ROW("\x01\x1f\x7f", "\\x01\\x1f\\x7f", "\"\\u0001\\u001f\\u007f\"", "C0 ends, DEL"),
+	ROW("a\0b", "a\\x00b", "\"a\\u0000b\"", "NUL inside the length"),
+	ROW("a\"b\\c", "a\"b\\c", "\"a\\\"b\\\\c\"", "quote, backslash"),
+	ROW("\xc2\x9b" "31m", "\\u{009b}31m", "\"\xc2\x9b" "31m\"", "C1 CSI U+009B"),
+	ROW("\xc2\x85", "\\u{0085}", "\"\xc2\x85\"", "C1 NEL U+0085"),
+	ROW("\xc2\x80\xc2\x9f", "\\u{0080}\\u{009f}", "\"\xc2\x80\xc2\x9f\"",
+	    "C1 ends U+0080, U+009F"),
+	ROW("\xc2\xa0", "\xc2\xa0", "\"\xc2\xa0\"", "U+00A0, past C1"),
+	ROW("x\xe2\x80\xaegnp.exe", "x\\u{202e}gnp.exe", "\"x\xe2\x80\xaegnp.exe\"",
+	    "RLO U+202E"),
+	ROW("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad",
+	    "\\u{202a}\\u{202b}\\u{202c}\\u{202d}",
+	    "\"\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\"", "LRE RLE PDF LRO"),
+	ROW("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9",
+	    "\\u{2066}\\u{2067}\\u{2068}\\u{2069}",
+	    "\"\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9\"", "isolates U+2066..U+2069"),
+	ROW("\xe2\x80\x8e\xe2\x80\x8f", "\\u{200e}\\u{200f}", "\"\xe2\x80\x8e\xe2\x80\x8f\"",
+	    "LRM, RLM"),
+	ROW("\xe2\x80\x8d", "\xe2\x80\x8d", "\"\xe2\x80\x8d\"", "ZWJ, not bidi"),
+	ROW("\xe2\x80\xa8\xe2\x80\xa9", "\xe2\x80\xa8\xe2\x80\xa9", "\"\\u2028\\u2029\"",
+	    "U+2028, U+2029"),
+	ROW("a\xff" "b", "a\\xffb", "\"a\\ufffdb\"", "invalid byte"),
+	ROW("\xc0\xaf", "\\xc0\\xaf", "\"\\ufffd\\ufffd\"", "overlong '/'"),
+	ROW("\xed\xa0\x80", "\\xed\\xa0\\x80", "\"\\ufffd\\ufffd\\ufffd\"", "surrogate"),
+	ROW("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+	    "beyond U+10FFFF"),
+	ROW("ab\xe2\x82", "ab\\xe2\\x82", "\"ab\\ufffd\\ufffd\"", "truncated at the end"),
+#undef ROW
+};
 
 static void
 test_decode(void)
@@ -99,31 +130,14 @@ test_decode(void)
 static void
 test_safe(void)
 {
-	size_t cols;
+	size_t cols, i;
 	char *o;
 
-	SAFE_IS("plain/path", "plain/path", "plain text");
-	SAFE_IS("caf\xc3\xa9", "caf\xc3\xa9", "printable UTF-8 kept");
-	SAFE_IS("a\x1b[31mb", "a\\x1b[31mb", "ESC (C0)");
-	SAFE_IS("a\nb\rc\td", "a\\x0ab\\x0dc\\x09d", "newline, CR, tab");
-	SAFE_IS("a\x7f", "a\\x7f", "DEL");
-	SAFE_IS("a\0b", "a\\x00b", "NUL inside the length");
-	SAFE_IS("\xc2\x9b" "31m", "\\u{009b}31m", "C1 CSI U+009B");
-	SAFE_IS("\xc2\x85", "\\u{0085}", "C1 NEL U+0085");
-	SAFE_IS("\xc2\x80\xc2\x9f", "\\u{0080}\\u{009f}", "C1 ends U+0080, U+009F");
-	SAFE_IS("\xc2\xa0", "\xc2\xa0", "U+00A0 is past C1: kept");
-	SAFE_IS("x\xe2\x80\xaegnp.exe", "x\\u{202e}gnp.exe", "RLO U+202E");
-	SAFE_IS("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad",
-	    "\\u{202a}\\u{202b}\\u{202c}\\u{202d}", "LRE RLE PDF LRO");
-	SAFE_IS("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9",
-	    "\\u{2066}\\u{2067}\\u{2068}\\u{2069}", "isolates U+2066..U+2069");
-	SAFE_IS("\xe2\x80\x8e\xe2\x80\x8f", "\\u{200e}\\u{200f}", "LRM, RLM");
-	SAFE_IS("\xe2\x80\x8d", "\xe2\x80\x8d", "ZWJ is not bidi: kept");
-	SAFE_IS("a\xff" "b", "a\\xffb", "invalid byte");
-	SAFE_IS("\xc0\xaf", "\\xc0\\xaf", "overlong '/'");
-	SAFE_IS("\xed\xa0\x80", "\\xed\\xa0\\x80", "surrogate");
-	SAFE_IS("\xe2\x82", "\\xe2\\x82", "truncated at the end");
-	SAFE_IS("a\\x1b", "a\\x1b", "backslash kept without the flag");
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		o = safe(hostile[i].in, hostile[i].n, 0, 0, NULL);
+		ok(strcmp(o, hostile[i].safe) == 0, "safe: %s (got %s)", hostile[i].what, o);
+		free(o);
+	}
 	o = safe("a\\x1b", 5, 0, AB_TEXT_ESC_BACKSLASH, NULL);
 	ok(strcmp(o, "a\\\\x1b") == 0, "safe: backslash doubled with the flag (%s)", o);
 	free(o);
@@ -138,22 +152,19 @@ test_safe(void)
 	free(o);
 }
 
+/* Every row as JSON, which must also be valid UTF-8 from end to end. */
 static void
 test_json(void)
 {
-	JSON_IS("plain", "\"plain\"", "plain text");
-	JSON_IS("a\"b\\c", "\"a\\\"b\\\\c\"", "quote and backslash");
-	JSON_IS("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"", "C0 and DEL");
-	JSON_IS("a\0b", "\"a\\u0000b\"", "NUL inside the length");
-	JSON_IS("caf\xc3\xa9", "\"caf\xc3\xa9\"", "valid UTF-8 kept");
-	JSON_IS("\xff" "x", "\"\\ufffdx\"", "invalid byte -> U+FFFD");
-	JSON_IS("\xc0\xaf", "\"\\ufffd\\ufffd\"", "overlong: one U+FFFD a byte");
-	JSON_IS("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "surrogate");
-	JSON_IS("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "beyond U+10FFFF");
-	JSON_IS("ab\xe2\x82", "\"ab\\ufffd\\ufffd\"", "truncated at the end");
-	JSON_IS("\xe2\x80\xa8\xe2\x80\xa9", "\"\\u2028\\u2029\"", "U+2028, U+2029");
-	JSON_IS("\xe2\x80\xae", "\"\xe2\x80\xae\"", "RLO is valid JSON: kept");
-	JSON_IS("", "\"\"", "empty");
+	size_t i;
+	char *o;
+
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		o = json(hostile[i].in, hostile[i].n);
+		ok(strcmp(o, hostile[i].json) == 0 && ab_utf8_valid(o, strlen(o)),
+		    "json: %s (got %s)", hostile[i].what, o);
+		free(o);
+	}
 }
 
 static void
