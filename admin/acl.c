@@ -9,12 +9,13 @@
  * to every tree that holds it, so a home pattern reaches into a project inside the home;
  * ASCII case folded; a name with an editor/backup decoration removed), gets an explicit
  * user:AGENT:--- instead (and default user:AGENT:--- on a directory), and the walk does
- * not enter a masked directory.  The project's root too, when an enclosing tree masks it.  Inside a session the mask mount hides the
- * file; this denial holds on the host's inode too, so an fd of the host's tree passed
- * into a session (SCM_RIGHTS from an agent-uid process outside any session) still
- * cannot read it.  A named-user entry wins over group and other bits, so --- denies
- * even a world-readable secret.  Masked regular files are denied even with several
- * links (a denial can only narrow what the other names give).
+ * not enter a masked directory; the project's root too, when an enclosing tree masks
+ * it.  Inside a session the mask mount hides the file; this denial holds on the host's
+ * inode too, so an fd of the host's tree passed into a session (SCM_RIGHTS from an
+ * agent-uid process outside any session) still cannot read it.  A named-user entry wins
+ * over group and other bits, so --- denies even a world-readable secret.  Masked regular
+ * files are denied even with several links (a denial can only narrow what the other
+ * names give).
  *
  * The walk runs as root over trees other users can write, so (DESIGN.md pitfalls):
  * fd-relative, never following a symlink (O_NOFOLLOW, then fstat of the opened fd must
@@ -203,7 +204,7 @@ out:
 	return r;
 }
 
-/* Does the session mask w->path (the walk's contract: its parents were not)?  1, 0, -errno. */
+/* Does the session mask w->path (the walk's contract: its parents were not)?  1/0/-errno. */
 static int
 masked(struct walk *w, int is_dir)
 {

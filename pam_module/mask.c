@@ -7,8 +7,8 @@
  * hardlink records bounded; every error fails the login.
  *
  * match   one decision, the mask set's (policy.h, ab_maskset_match), which enroll's
- *         ACL walk (admin/acl.c) shares.  Patterns are matched ignoring ASCII case, masks and
- *         protects alike: a secret checked out on macOS or Windows as ".ENV" or
+ *         ACL walk (admin/acl.c) shares.  Patterns are matched ignoring ASCII case,
+ *         masks and protects alike: a secret checked out on macOS or Windows as ".ENV" or
  *         "server.PEM" is the same secret, and on a case-folding directory (ext4 +F,
  *         vfat) ".GIT/hooks" is the ".git/hooks" git opens (FINDINGS F3).  Over-matching
  *         is a denial, under-matching a leak.  A mask also applies to an entry whose name,

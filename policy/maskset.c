@@ -26,13 +26,17 @@
 #include "internal.h"
 #include "prefilter.h"
 
+struct tree {
+	const char	*path;		/* NULL: no such tree (no home) */
+	size_t		 len;
+	int		 covered;	/* its root is masked, seen from an enclosing tree */
+};
+
 struct ab_maskset {
 	struct prefilter *f;		/* one per pattern */
 	size_t		  npat;
 	unsigned int	  flags;	/* AB_PATTERN_CASEFOLD | AB_MASKSET_UNDECORATE */
-	const char	**tree;		/* home, then projects; NULL: no such tree */
-	size_t		 *tlen;
-	unsigned char	 *covered;	/* the tree's root is masked from an enclosing tree */
+	struct tree	 *t;		/* home, then projects (ab_trees_path) */
 	size_t		  ntrees;
 };
 
@@ -40,10 +44,10 @@ struct ab_maskset {
 static int
 inside(const struct ab_maskset *m, size_t t, const char *path, size_t len)
 {
-	size_t n = m->tlen[t];
+	size_t n = m->t[t].len;
 
-	return m->tree[t] != NULL && len > n + 1 && path[n] == '/' &&
-	    memcmp(path, m->tree[t], n) == 0;
+	return m->t[t].path != NULL && len > n + 1 && path[n] == '/' &&
+	    memcmp(path, m->t[t].path, n) == 0;
 }
 
 /* Does REL (relative to some tree), whose last component is NAME[0..LEN), match? */
@@ -144,9 +148,9 @@ root_covered(const struct ab_maskset *m, size_t t)
 	int r;
 
 	for (j = 0; j < m->ntrees; j++) {
-		if (j == t || !inside(m, j, m->tree[t], m->tlen[t]))
+		if (j == t || !inside(m, j, m->t[t].path, m->t[t].len))
 			continue;
-		if ((r = ask_each_prefix(m, j, m->tree[t] + m->tlen[j] + 1, 1, ask_frame)) != 0)
+		if ((r = ask_each_prefix(m, j, m->t[t].path + m->t[j].len + 1, 1, ask_frame)) != 0)
 			return r;
 	}
 	return 0;
@@ -169,25 +173,23 @@ ab_maskset_new(const struct ab_strv *patterns, const char *home,
 	m->npat = patterns->n;
 	m->ntrees = ab_trees_n(projects);
 	m->f = calloc(m->npat + 1, sizeof(*m->f));
-	m->tree = calloc(m->ntrees, sizeof(*m->tree));
-	m->tlen = calloc(m->ntrees, sizeof(*m->tlen));
-	m->covered = calloc(m->ntrees, sizeof(*m->covered));
-	if (m->f == NULL || m->tree == NULL || m->tlen == NULL || m->covered == NULL) {
+	m->t = calloc(m->ntrees, sizeof(*m->t));
+	if (m->f == NULL || m->t == NULL) {
 		ab_maskset_free(m);
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->npat; i++)
 		ab_prefilter_make(&m->f[i], patterns->v[i], flags & AB_PATTERN_CASEFOLD);
 	for (i = 0; i < m->ntrees; i++) {
-		m->tree[i] = ab_trees_path(home, projects, i);
-		m->tlen[i] = m->tree[i] != NULL ? strlen(m->tree[i]) : 0;
+		m->t[i].path = ab_trees_path(home, projects, i);
+		m->t[i].len = m->t[i].path != NULL ? strlen(m->t[i].path) : 0;
 	}
 	for (i = 0; i < m->ntrees; i++) {
 		if ((r = root_covered(m, i)) < 0) {
 			ab_maskset_free(m);
 			return r;
 		}
-		m->covered[i] = (unsigned char)r;
+		m->t[i].covered = r;
 	}
 	*out = m;
 	return 0;
@@ -196,12 +198,10 @@ ab_maskset_new(const struct ab_strv *patterns, const char *home,
 void
 ab_maskset_free(struct ab_maskset *m)
 {
-	if (m == NULL)
-		return;
-	free(m->f);
-	free(m->tree);
-	free(m->tlen);
-	free(m->covered);
+	if (m != NULL) {
+		free(m->f);
+		free(m->t);
+	}
 	free(m);
 }
 
@@ -210,8 +210,8 @@ static int
 match_enclosing(const struct ab_maskset *m, size_t t, size_t j, const char *rel,
     size_t rlen, int is_dir)
 {
-	const char *up = m->tree[t] + m->tlen[j] + 1;	/* T's root seen from J */
-	size_t ulen = m->tlen[t] - m->tlen[j] - 1;
+	const char *up = m->t[t].path + m->t[j].len + 1;	/* T's root seen from J */
+	size_t ulen = m->t[t].len - m->t[j].len - 1;
 	char buf[PATH_MAX];
 
 	if (ulen + 1 + rlen >= sizeof(buf))
@@ -227,13 +227,13 @@ static int
 match_nested(const struct ab_maskset *m, size_t t, size_t j, const char *rel,
     size_t rlen, int is_dir)
 {
-	size_t at = m->tlen[t] + 1, n;	/* J's path relative to T starts there */
+	size_t at = m->t[t].len + 1, n;	/* J's path relative to T starts there */
 
-	if (m->tree[t] == NULL || !inside(m, t, m->tree[j], m->tlen[j]))
+	if (m->t[t].path == NULL || !inside(m, t, m->t[j].path, m->t[j].len))
 		return 0;
-	n = m->tlen[j] - at;
+	n = m->t[j].len - at;
 	/* J's root must be a proper parent of REL: REL is then REL + n + 1 in J. */
-	if (n >= rlen || rel[n] != '/' || memcmp(rel, m->tree[j] + at, n) != 0)
+	if (n >= rlen || rel[n] != '/' || memcmp(rel, m->t[j].path + at, n) != 0)
 		return 0;
 	return match_frame(m, rel + n + 1, rlen - n - 1, is_dir);
 }
@@ -246,16 +246,18 @@ ab_maskset_match(const struct ab_maskset *m, size_t tree, const char *rel, int i
 
 	if (tree >= m->ntrees || rel == NULL)
 		return -EINVAL;
-	if (m->covered[tree])
+	if (m->t[tree].covered)
 		return 1;
+	if (m->npat == 0)
+		return 0;	/* the common "no protect patterns": every entry asks */
 	if ((rlen = strlen(rel)) == 0)
 		return 0;	/* a tree's root is never masked relative to itself */
 	if ((r = match_frame(m, rel, rlen, is_dir)) != 0)
 		return r;
 	for (j = 0; j < m->ntrees; j++) {
-		if (j == tree || m->tree[j] == NULL || m->tree[tree] == NULL)
+		if (j == tree || m->t[j].path == NULL || m->t[tree].path == NULL)
 			continue;
-		if (inside(m, j, m->tree[tree], m->tlen[tree]))
+		if (inside(m, j, m->t[tree].path, m->t[tree].len))
 			r = match_enclosing(m, tree, j, rel, rlen, is_dir);
 		else
 			r = match_nested(m, tree, j, rel, rlen, is_dir);
@@ -271,6 +273,6 @@ ab_maskset_match_path(const struct ab_maskset *m, size_t tree, const char *rel, 
 	if (tree >= m->ntrees || rel == NULL)
 		return -EINVAL;
 	if (*rel == '\0')
-		return m->covered[tree];
+		return m->t[tree].covered;
 	return ask_each_prefix(m, tree, rel, is_dir, ask_walk);
 }

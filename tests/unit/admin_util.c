@@ -191,6 +191,23 @@ at(const char *dir, const char *name, acl_type_t type)
 	return perms_of(p, type);
 }
 
+/* Remove FILES, then DIRS (innermost first), under DIR. */
+static void
+remove_all(const char *dir, const char *const *files, const char *const *dirs)
+{
+	char p[2 * PATH_MAX];
+	int i;
+
+	for (i = 0; files[i] != NULL; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	for (i = 0; dirs[i] != NULL; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		rmdir(p);
+	}
+}
+
 static void
 test_acl_walk(void)
 {
@@ -267,14 +284,7 @@ out:
 		static const char *const files[] = { ".env", ".ENV~", "sub/a.PEM.bak",
 		    "sub/x.txt", "secrets/inner/key", NULL };
 		static const char *const dirs[] = { "secrets/inner", "secrets", "sub", "", NULL };
-		for (i = 0; files[i] != NULL; i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-			unlink(p);
-		}
-		for (i = 0; dirs[i] != NULL; i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
-			rmdir(p);
-		}
+		remove_all(dir, files, dirs);
 	}
 	ab_maskset_free(masks);
 }
@@ -359,14 +369,7 @@ test_acl_home_project(void)
 	ok(r == 0, "acl revoke: %d %s", r, why);
 	ab_maskset_free(masks);
 out:
-	for (i = 0; nest_files[i] != NULL; i++) {
-		snprintf(p, sizeof(p), "%s/%s", home, nest_files[i]);
-		unlink(p);
-	}
-	for (i = 0; nest_dirs[i] != NULL; i++) {
-		snprintf(p, sizeof(p), "%s/%s", home, nest_dirs[i]);
-		rmdir(p);
-	}
+	remove_all(home, nest_files, nest_dirs);
 }
 
 int
