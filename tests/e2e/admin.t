@@ -178,9 +178,10 @@ like "$(getfacl -n -p "$home3/proj/sub/secret.txt" 2>/dev/null)" "user:$uid3:rw-
     "anchored: proj/sub/secret.txt stays rw-"
 like "$(setpriv --reuid="$uid3" --regid="$(id -g "$U3")" --clear-groups cat "$home3/proj/secret.txt" 2>&1)" \
     "Permission denied" "the agent uid outside any session cannot read proj/secret.txt"
+# The extra [user:] section first: a policy for a user who is not enrolled is an error.
+rm -f "/etc/agentbox/policy.d/zz-$U3-mask.conf"
 $AB unenroll "$U3" --remove-user >/dev/null 2>&1
 check $? "unenroll $U3"
-rm -f "/etc/agentbox/policy.d/zz-$U3-mask.conf"
 e2e_audit_rules_remove "$uid3" >/dev/null 2>&1
 
 # PAM: the profile covers the common stacks, runuser gets the line directly.
