@@ -94,8 +94,11 @@ struct adm_acl_stats {
 	unsigned long	masked;		/* given user:UID:--- (grant only) */
 };
 struct adm_acl_opts {
-	/* The user's compiled mask patterns (grant): matches get --- and are not entered. */
-	const struct ab_strv *mask;
+	/* The user's masks (grant), as the session decides them: ab_maskset_new with
+	 * AB_MASKSET_MASKS over the home and the policy's projects; DIR is tree TREE of it.
+	 * Matches get --- and are not entered.  NULL: nothing masked. */
+	const struct ab_maskset *masks;
+	size_t	tree;
 	/* Called every few seconds during a long walk with the entry being visited. */
 	void	(*progress)(const struct adm_acl_stats *st, const char *path, void *arg);
 	void	*arg;

@@ -405,10 +405,25 @@ grant_progress(const struct adm_acl_stats *st, const char *path, void *arg)
 	    (const char *)arg, st->dirs, st->files, path);
 }
 
-static void
-grant_project(const char *dir, uid_t uid, const char *user, const struct ab_policy *pol)
+/* DIR's index in MASKS's trees (the home, then the policy's projects). */
+static size_t
+project_tree(const struct ab_policy *pol, const char *dir, const char *user)
 {
-	struct adm_acl_opts opts = { .mask = &pol->mask, .arg = (void *)dir };
+	size_t i;
+
+	for (i = 0; i < pol->project.n; i++)
+		if (strcmp(pol->project.v[i], dir) == 0)
+			return i + 1;
+	die("enroll %s: %s is not a project of its policy", user, dir);
+}
+
+/* HOME: the account's, whose masks reach into a project inside it, as in a session. */
+static void
+grant_project(const char *dir, uid_t uid, const char *user, const char *home,
+    const struct ab_policy *pol)
+{
+	struct adm_acl_opts opts = { .arg = (void *)dir };
+	struct ab_maskset *masks;
 	struct adm_acl_stats st;
 	char why[PATH_MAX + 64];
 	int r;
@@ -418,7 +433,13 @@ grant_project(const char *dir, uid_t uid, const char *user, const struct ab_poli
 		return;
 	if (isatty(STDERR_FILENO) && !adm_quiet)
 		opts.progress = grant_progress;
-	if ((r = adm_acl_grant(dir, uid, &opts, &st, why, sizeof(why))) != 0)
+	opts.tree = project_tree(pol, dir, user);
+	if ((r = ab_maskset_new(&pol->mask, home, &pol->project, AB_MASKSET_MASKS, &masks)) != 0)
+		die_errno(r, "enroll %s: mask patterns", user);
+	opts.masks = masks;
+	r = adm_acl_grant(dir, uid, &opts, &st, why, sizeof(why));
+	ab_maskset_free(masks);
+	if (r != 0)
 		die_errno(r, "enroll %s: ACL in %s: %s", user, dir, why);
 	if (st.skipped)
 		adm_warn("%s: %lu entries left alone (hard-linked files, other mounts)", dir,
@@ -497,6 +518,7 @@ cmd_enroll(int argc, char **argv)
 	char ppath[PATH_MAX], spath[PATH_MAX], path[PATH_MAX], *text, *p;
 	struct ab_policy *pol;
 	struct passwd *pw;
+	char *home = NULL;	/* the account's: its masks reach into projects inside it */
 	size_t i;
 	int c, r, created;
 
@@ -572,6 +594,8 @@ cmd_enroll(int argc, char **argv)
 		st.uid = (uid_t)-1;
 	} else {
 		st.uid = pw->pw_uid;
+		if ((home = strdup(pw->pw_dir)) == NULL)
+			die("out of memory");
 	}
 
 	/* 4. Its policy: from now on the PAM module confines it. */
@@ -589,7 +613,7 @@ cmd_enroll(int argc, char **argv)
 	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
 	for (i = 0; i < projects.n; i++)
 		if (st.uid != (uid_t)-1 || adm_dry_run)
-			grant_project(projects.v[i], st.uid, user, pol);
+			grant_project(projects.v[i], st.uid, user, home, pol);
 	for (i = 0; i < old.projects.n; i++)
 		if (!ab_strv_has(&projects, old.projects.v[i]) && st.uid != (uid_t)-1)
 			revoke_project(old.projects.v[i], st.uid, user);
@@ -632,6 +656,7 @@ cmd_enroll(int argc, char **argv)
 	if (!adm_dry_run && !adm_quiet)
 		printf("enrolled %s (uid %u)\n", user, (unsigned)st.uid);
 	ab_policy_free(pol);
+	free(home);
 	state_free(&st);
 	state_free(&old);
 	ab_strv_free(&projects);

@@ -1,5 +1,5 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
-PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c prefilter.c netns.c \
+PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c netns.c \
             reaper.c plan.c record.c entry.c)
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
@@ -23,7 +23,7 @@ UNINSTALL      += uninstall-pam
 endif
 
 $(B)/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h \
-		pam_module/prefilter.h policy/policy.h $(B)/config.h
+		policy/policy.h $(B)/config.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
 
@@ -103,9 +103,9 @@ $(PAM_TRY_SAN): tests/unit/pam_try.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $< -ldl $(shell pkg-config --libs pam)
 
-# The mask walk's prefilter must never reject a name the real matcher accepts.
-$(PAM_TEST_PREFILTER): tests/unit/test_pam_prefilter.c pam_module/prefilter.c \
-		pam_module/prefilter.h tests/tap.h $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
+# The mask set's prefilter (policy/) must never reject a name the real matcher accepts.
+$(PAM_TEST_PREFILTER): tests/unit/test_pam_prefilter.c policy/prefilter.h tests/tap.h \
+		$(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Itests -Ipam_module $(LDFLAGS) -o $@ $< pam_module/prefilter.c \
-	  $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -Itests $(LDFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) \
+	  $(POLICY_LIBS)

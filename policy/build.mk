@@ -6,10 +6,10 @@
 # Unit tests link sanitized copies ($(B)/san/...) so ASan/UBSan see inside the library.
 
 POLICY_PLAN_SRCS := policy/compiled.c policy/digest_hex.c \
-                    policy/pattern.c policy/plan.c
+                    policy/pattern.c policy/prefilter.c policy/maskset.c policy/plan.c
 POLICY_SRCS      := $(POLICY_PLAN_SRCS) policy/diag.c policy/digest.c policy/parse.c \
                     policy/load.c
-POLICY_HDRS      := policy/policy.h policy/internal.h $(UTIL_HDRS)
+POLICY_HDRS      := policy/policy.h policy/internal.h policy/prefilter.h $(UTIL_HDRS)
 POLICY_CFLAGS    := $(shell pkg-config --cflags inih nettle)
 POLICY_LIBS      := $(shell pkg-config --libs inih nettle)
 
@@ -83,7 +83,8 @@ $(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.
 	  $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS)
 
 # Unit tests (no root needed; as root the ownership cases run too).
-POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy
+POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy \
+                $(B)/tests/test_maskset
 # test_policy checks the digest against an independent SHA-256: OpenSSL's.
 $(B)/tests/test_policy: ORACLE_LIBS := $(shell pkg-config --libs libcrypto)
 $(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)

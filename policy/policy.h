@@ -167,6 +167,65 @@ size_t	ab_pattern_undecorate(const char *name, struct ab_name_span out[AB_UNDECO
 int	ab_pattern_valid(const char *pattern, const char **why);
 
 /*
+ * The trees a session masks and enroll grants, in the one order every walker uses: the
+ * agent's home (index 0; NULL when there is none), then each project of the policy.
+ */
+static inline size_t
+ab_trees_n(const struct ab_strv *projects)
+{
+	return projects->n + 1;
+}
+static inline const char *
+ab_trees_path(const char *home, const struct ab_strv *projects, size_t i)
+{
+	return i == 0 ? home : projects->v[i - 1];
+}
+
+/*
+ * The mask set: the one "is this entry masked (or protected)?" decision, shared by the
+ * PAM mask walk, enroll's ACL walk and the live-mask enforcer, so they cannot disagree.
+ * It owns the whole decision: ASCII case folding (AB_PATTERN_CASEFOLD), editor/backup
+ * undecoration of the last name (AB_MASKSET_UNDECORATE, ab_pattern_undecorate), the
+ * prefilter, and matching relative to every tree that holds the entry: the tree it is
+ * asked about, every tree nested in it along the path, and every tree enclosing it (a
+ * project inside the home is matched relative to the project and to the home).  Trees
+ * are compared as path strings; a tree is strictly inside another when its path is the
+ * other's followed by '/'.
+ *
+ * ab_maskset_new: PATTERNS (validated ones), HOME (may be NULL) and PROJECTS are kept,
+ * not copied: they must outlive the set.  0, -EINVAL (unknown flag), -ENOMEM,
+ * -ENAMETOOLONG.  A set is read-only once made: threads may share it.
+ */
+#define AB_MASKSET_UNDECORATE	0x100u	/* also a last name with a decoration removed */
+/* The flags of the two sets every walker makes: masks also catch an editor's or a backup
+ * habit's copy (FINDINGS F4); protects do not (a writable ".bashrc~" runs nowhere). */
+#define AB_MASKSET_MASKS	(AB_PATTERN_CASEFOLD | AB_MASKSET_UNDECORATE)
+#define AB_MASKSET_PROTECTS	AB_PATTERN_CASEFOLD
+/*
+ * How deep a walker of these trees goes before it fails: the PAM walk holds one fd per
+ * level inside sshd or su, and a tree the session cannot walk refuses every login, so
+ * enroll granting deeper would only hand out access no session can use.
+ */
+#define AB_WALK_MAX_DEPTH	128
+struct ab_maskset;
+int	ab_maskset_new(const struct ab_strv *patterns, const char *home,
+	    const struct ab_strv *projects, unsigned int flags, struct ab_maskset **out);
+void	ab_maskset_free(struct ab_maskset *m);
+/*
+ * For a walker: is REL (relative to tree TREE, '/'-separated, no leading '/', no "."
+ * or ".." components) masked?  IS_DIR: whether REL is a directory.  Contract: every
+ * parent directory of REL inside TREE was asked first and got 0 (a walk never enters a
+ * masked directory); only then is the answer exact.  "" (the tree's root) is masked
+ * only when an enclosing tree masks it.  1, 0, or -EINVAL / -ENAMETOOLONG (callers
+ * fail closed).
+ */
+int	ab_maskset_match(const struct ab_maskset *m, size_t tree, const char *rel, int is_dir);
+/* One path, no walk (the live enforcer): REL's parents are asked first, as a walk
+ * would.  Same results as ab_maskset_match. */
+int	ab_maskset_match_path(const struct ab_maskset *m, size_t tree, const char *rel,
+	    int is_dir);
+
+/*
  * The session plan: the compiled policy plus what the PAM module learnt building the
  * world.  Written by the PAM module to AB_PLAN_PATH (root-owned, 0444, read-only mount),
  * read by agentbox-shell.  The serialised form is line-oriented text, versioned

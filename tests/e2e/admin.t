@@ -163,6 +163,34 @@ echo SECRET > "$P1/secrets/new-after-enroll"
 like "$(getfacl -n -p "$P1/secrets/new-after-enroll" 2>/dev/null)" "user:$uid:---" "F7: a new file in secrets/ inherits ---"
 rm -f "$P1/secrets/new-after-enroll"
 
+# Issue 17 item 3: a project inside the home, and a mask written relative to the home that
+# reaches into it.  The session masks $home3/proj/secret.txt (pam_mask_nested.t); enroll's
+# ACL walk used to match relative to the project only and granted it rw-.  Both now ask
+# the same mask set.
+U3=abt_adm3
+e2e_enroll "$U3" --project "$P2" >/dev/null
+check $? "enroll $U3 (creates its home)"
+uid3=$(id -u "$U3")
+home3=$(getent passwd "$U3" | cut -d: -f6)
+mkdir -p "$home3/proj/sub"
+echo SECRET > "$home3/proj/secret.txt"
+echo data > "$home3/proj/sub/secret.txt"
+chmod a+r "$home3/proj/secret.txt" "$home3/proj/sub/secret.txt"
+printf '[user:%s]\nmask = /proj/secret.txt\n' "$U3" > "/etc/agentbox/policy.d/zz-$U3-mask.conf"
+e2e_enroll "$U3" --project "$P2" --project "$home3/proj" >/dev/null
+check $? "enroll $U3 with a project inside its home"
+like "$(getfacl -n -p "$home3/proj/secret.txt" 2>/dev/null)" "user:$uid3:---" \
+    "the home's /proj/secret.txt: the project's secret.txt gets user:$uid3:--- (the session masks it)"
+like "$(getfacl -n -p "$home3/proj/sub/secret.txt" 2>/dev/null)" "user:$uid3:rw-" \
+    "anchored: proj/sub/secret.txt stays rw-"
+like "$(setpriv --reuid="$uid3" --regid="$(id -g "$U3")" --clear-groups cat "$home3/proj/secret.txt" 2>&1)" \
+    "Permission denied" "the agent uid outside any session cannot read proj/secret.txt"
+# The extra [user:] section first: a policy for a user who is not enrolled is an error.
+rm -f "/etc/agentbox/policy.d/zz-$U3-mask.conf"
+$AB unenroll "$U3" --remove-user >/dev/null 2>&1
+check $? "unenroll $U3"
+e2e_audit_rules_remove "$uid3" >/dev/null 2>&1
+
 # PAM: the profile covers the common stacks, runuser gets the line directly.
 check "$(grep -q pam_agentbox /etc/pam.d/common-session; echo $?)" "common-session runs pam_agentbox"
 check "$(grep -q pam_agentbox /etc/pam.d/common-session-noninteractive; echo $?)" "common-session-noninteractive runs pam_agentbox"

@@ -196,14 +196,31 @@ at(const char *dir, const char *name, acl_type_t type)
 	return perms_of(p, type);
 }
 
+/* Remove FILES, then DIRS (innermost first), under DIR. */
+static void
+remove_all(const char *dir, const char *const *files, const char *const *dirs)
+{
+	char p[2 * PATH_MAX];
+	int i;
+
+	for (i = 0; files[i] != NULL; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	for (i = 0; dirs[i] != NULL; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		rmdir(p);
+	}
+}
+
 static void
 test_acl_walk(void)
 {
-	char *mpats[] = { ".env", "*.pem", "secrets/" };
-	struct ab_strv mask = { mpats, 3 };
-	struct adm_acl_opts opts = { .mask = &mask, .progress = count_progress,
-	    .progress_ns = 1 };
+	char *mpats[] = { ".env", "*.pem", "secrets/" }, *proj[1];
+	struct ab_strv mask = { mpats, 3 }, projects = { proj, 1 };
+	struct adm_acl_opts opts = { .tree = 1, .progress = count_progress, .progress_ns = 1 };
 	char dir[] = "/tmp/admin-acl.XXXXXX", p[PATH_MAX + 32], why[PATH_MAX + 64];
+	struct ab_maskset *masks;
 	struct adm_acl_stats st;
 	int i, r;
 
@@ -211,6 +228,12 @@ test_acl_walk(void)
 		ok(0, "mkdtemp: %s", strerror(errno));
 		return;
 	}
+	proj[0] = dir;
+	if (ab_maskset_new(&mask, NULL, &projects, AB_MASKSET_MASKS, &masks) != 0) {
+		ok(0, "ab_maskset_new");
+		return;
+	}
+	opts.masks = masks;
 	snprintf(p, sizeof(p), "%s/sub", dir);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/secrets", dir);
@@ -266,15 +289,92 @@ out:
 		static const char *const files[] = { ".env", ".ENV~", "sub/a.PEM.bak",
 		    "sub/x.txt", "secrets/inner/key", NULL };
 		static const char *const dirs[] = { "secrets/inner", "secrets", "sub", "", NULL };
-		for (i = 0; files[i] != NULL; i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-			unlink(p);
-		}
-		for (i = 0; dirs[i] != NULL; i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
-			rmdir(p);
+		remove_all(dir, files, dirs);
+	}
+	ab_maskset_free(masks);
+}
+
+/*
+ * Issue 17 item 3: a project inside the home, and an anchored mask written relative to
+ * the home that reaches into it ("/proj/secret.txt").  The session masks the file; the
+ * ACL walk of the project must deny it too, and agree with the PAM walk of the home (a
+ * walk over the same mask set, from the home) on every entry.
+ */
+static const char *const nest_files[] = { "proj/secret.txt", "proj/sub/secret.txt",
+	"proj/notes.txt", "proj/.ENV~", "proj/inner/secret.txt", "proj/inner/key.txt",
+	"proj/cfg/key.txt", NULL };
+static const char *const nest_dirs[] = { "proj/inner", "proj/sub", "proj/cfg", "proj", "",
+	NULL };
+
+/* The PAM walk of the home, by the walk's rule: a masked directory is not entered. */
+static int
+session_masks(const struct ab_maskset *m, const char *rel, int is_dir)
+{
+	return ab_maskset_match_path(m, 0, rel, is_dir);
+}
+
+/* Does the ACL on each of LIST (under HOME) say what the session decides?  1 if so. */
+static int
+agree_on(const struct ab_maskset *m, const char *home, const char *const *list, int is_dir)
+{
+	int i, acl, want, agree = 1;
+
+	for (i = 0; list[i] != NULL; i++) {
+		if (*list[i] == '\0' || strcmp(list[i], "proj") == 0)
+			continue;	/* the trees' roots: never masked here */
+		acl = at(home, list[i], ACL_TYPE_ACCESS);
+		want = session_masks(m, list[i], is_dir);
+		if ((acl == 0 || acl == -1) != (want == 1)) {
+			agree = 0;
+			printf("# %s: ACL %d, session %s\n", list[i], acl, want ? "masks" : "shows");
 		}
 	}
+	return agree;
+}
+
+static void
+test_acl_home_project(void)
+{
+	char *mpats[] = { "/proj/secret.txt", "cfg/key.txt", ".env", "inner/" }, *proj[1];
+	struct ab_strv mask = { mpats, 4 }, projects = { proj, 1 };
+	struct adm_acl_opts opts = { .tree = 1 };
+	char home[] = "/tmp/admin-home.XXXXXX", pdir[PATH_MAX], p[PATH_MAX + 32];
+	char why[PATH_MAX + 64];
+	struct ab_maskset *masks;
+	struct adm_acl_stats st;
+	int i, r, agree;
+
+	if (mkdtemp(home) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(pdir, sizeof(pdir), "%s/proj", home);
+	proj[0] = pdir;
+	for (i = 3; i >= 0; i--) {
+		snprintf(p, sizeof(p), "%s/%s", home, nest_dirs[i]);
+		mkdir(p, 0755);
+	}
+	for (i = 0; nest_files[i] != NULL; i++)
+		touch(home, nest_files[i]);
+	if (ab_maskset_new(&mask, home, &projects, AB_MASKSET_MASKS, &masks) != 0) {
+		ok(0, "ab_maskset_new");
+		goto out;
+	}
+	opts.masks = masks;
+	r = adm_acl_grant(pdir, T_UID, &opts, &st, why, sizeof(why));
+	ok(r == 0, "acl grant, project inside the home: %d %s", r, why);
+	ok(at(home, "proj/secret.txt", ACL_TYPE_ACCESS) == 0,
+	    "the home's /proj/secret.txt: the project's secret.txt gets --- (it got rw-)");
+	ok(at(home, "proj/sub/secret.txt", ACL_TYPE_ACCESS) == 6,
+	    "anchored: proj/sub/secret.txt stays rw-");
+	/* Every entry: --- (or not reached, below a ---) exactly where the session masks. */
+	agree = agree_on(masks, home, nest_files, 0) & agree_on(masks, home, nest_dirs, 1);
+	ok(agree, "the ACL walk and the session agree on every entry of the tree");
+	r = adm_acl_revoke(pdir, T_UID, NULL, &st, why, sizeof(why));
+	ok(r == 0, "acl revoke: %d %s", r, why);
+	ab_maskset_free(masks);
+out:
+	remove_all(home, nest_files, nest_dirs);
 }
 
 /* Run FN with stdout going to a file: what act() printed, malloc'd. */
@@ -406,6 +506,7 @@ main(void)
 	test_settings_table();
 	test_sftp_inprocess();
 	test_acl_walk();
+	test_acl_home_project();
 	test_file_idioms();
 	return done_testing();
 }
