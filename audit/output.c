@@ -552,6 +552,8 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 
 /* ---- completeness ---------------------------------------------------------------------- */
 
+#define NODE_SHOWN	64	/* bytes of a node name in the list of gaps */
+
 struct problems {
 	FILE	*f;
 	int	 json;
@@ -561,7 +563,7 @@ struct problems {
 static void __attribute__((format(printf, 2, 3)))
 problem(struct problems *p, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -570,9 +572,42 @@ problem(struct problems *p, const char *fmt, ...)
 	if (p->json) {
 		fputs(p->n ? "," : "", p->f);
 		json_str(p->f, S(buf));
-	} else
-		fprintf(p->f, "  INCOMPLETE: %s\n", buf);
+	} else {
+		/* Node names and file names come from the logs: escaped for the terminal. */
+		fputs("  INCOMPLETE: ", p->f);
+		put_safe(p->f, S(buf), 0);
+		fputc('\n', p->f);
+	}
 	p->n++;
+}
+
+/* What the review could not keep track of (ab_review_stats: err and its counters). */
+static void
+bookkeeping_problems(struct problems *p, const struct ab_review_stats *rs)
+{
+	if (rs->err != 0)
+		problem(p, "the review's bookkeeping failed (first error: %s): what it could not "
+		    "track is not checked", rs->err == -ENOSPC ? "a table is full" :
+		    rs->err == -ENOMEM ? "out of memory" : strerror(-rs->err));
+	if (rs->oom > 0)
+		problem(p, "out of memory %ju time(s) while reviewing", (uintmax_t)rs->oom);
+	if (rs->serials_untracked > 0)
+		problem(p, "%ju event(s) not checked for serial gaps (node or boot table full, or "
+		    "out of memory): serials missing on their node are not ruled out",
+		    (uintmax_t)rs->serials_untracked);
+	if (rs->sessions_untracked > 0)
+		problem(p, "%ju session record(s) or denial(s) whose session could not be tracked "
+		    "(session table full, or out of memory): the sessions and summary views miss "
+		    "them", (uintmax_t)rs->sessions_untracked);
+	if (rs->domains_untracked > 0)
+		problem(p, "%ju Landlock record(s) of a domain the table could not hold: their "
+		    "denial counts are not checked", (uintmax_t)rs->domains_untracked);
+	if (rs->counts_lost > 0)
+		problem(p, "%ju per-session path/program count(s) lost (out of memory): the summary "
+		    "undercounts", (uintmax_t)rs->counts_lost);
+	if (rs->refusals_lost > 0)
+		problem(p, "%ju refused login(s) not kept for the sessions list (out of memory)",
+		    (uintmax_t)rs->refusals_lost);
 }
 
 /*
@@ -657,13 +692,15 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		problem(&p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
 		    "denials may be missing", (uintmax_t)x->kernel_lost, (uintmax_t)x->backlog_limit);
 	if (missing > 0) {
-		char ranges[256] = "";
+		char ranges[512] = "";
 		size_t off = 0;
 
+		/* A node name may be as long as a line: its first NODE_SHOWN bytes name it. */
 		for (size_t i = 0; i < nex && off < sizeof(ranges) - 40; i++)
-			off += (size_t)snprintf(ranges + off, sizeof(ranges) - off, "%s%.*s%s%ju..%ju",
-			    i ? ", " : "", (int)ex[i].node.n, ex[i].node.p, ex[i].node.n ? ":" : "",
-			    (uintmax_t)ex[i].lo, (uintmax_t)ex[i].hi);
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) - off, "%s%.*s%s%s%ju..%ju",
+			    i ? ", " : "", (int)(ex[i].node.n < NODE_SHOWN ? ex[i].node.n : NODE_SHOWN),
+			    ex[i].node.p, ex[i].node.n > NODE_SHOWN ? "..." : "",
+			    ex[i].node.n ? ":" : "", (uintmax_t)ex[i].lo, (uintmax_t)ex[i].hi);
 		problem(&p, "%ju serial(s) missing inside the range read (%s%s): events that "
 		    "reached no log file", (uintmax_t)missing, ranges, nex < 5 ? "" : ", ...");
 	}
@@ -689,6 +726,7 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		problem(&p, "%zu session(s) with denials started before the oldest record read "
 		    "(their start, and maybe earlier denials, are in rotated-away logs%s%s)",
 		    no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
+	bookkeeping_problems(&p, x->rs);
 	if (x->rs->domains_partial > 0)
 		problem(&p, "%ju Landlock domain(s) created before the oldest record read have "
 		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
