@@ -151,8 +151,6 @@ struct ab_denial {
 	char		 rule[64];	/* "landlock domain 1d5..", "seccomp errno(1)", "audit key agentbox" */
 };
 
-#endif /* AB_REVIEW_H */
-
 /* ---- completeness (complete.c) ----------------------------------------------------- */
 
 struct ab_complete;
@@ -332,3 +330,5 @@ struct ab_facts {
 /* Print the report to F (text, or one JSON object); returns 1 if the record is not
  * known to be complete, else 0. */
 int	ab_out_completeness(FILE *f, int json, const struct ab_facts *x);
+
+#endif /* AB_REVIEW_H */

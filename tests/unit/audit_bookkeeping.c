@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "review.h"
+#include "review.h"	/* twice on purpose: the whole header is under its include guard */
 #include "tap.h"
 
 /* Review LINES (one record per event, serials contiguous: no gap to find), then print
