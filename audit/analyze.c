@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <libaudit.h>
+#include <linux/seccomp.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -907,20 +908,20 @@ landlock_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_re
 	emit(rv, &d, s);
 }
 
-/* SECCOMP_RET_* actions (linux/seccomp.h): which ones deny the call. */
+/* The action of a SECCOMP record's code=: which ones deny the call. */
 static const char *
 seccomp_action(uint64_t code, int *denies)
 {
 	*denies = 1;
-	switch (code & 0xffff0000u) {
-	case 0x80000000u: return "kill_process";
-	case 0x00000000u: return "kill_thread";
-	case 0x00030000u: return "trap";
-	case 0x00050000u: return "errno";
-	case 0x7fc00000u: return "user_notif";
-	case 0x7ff00000u: return "trace";
-	case 0x7ffc0000u: *denies = 0; return "log";
-	case 0x7fff0000u: *denies = 0; return "allow";
+	switch (code & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_KILL_PROCESS: return "kill_process";
+	case SECCOMP_RET_KILL_THREAD: return "kill_thread";
+	case SECCOMP_RET_TRAP: return "trap";
+	case SECCOMP_RET_ERRNO: return "errno";
+	case SECCOMP_RET_USER_NOTIF: return "user_notif";
+	case SECCOMP_RET_TRACE: return "trace";
+	case SECCOMP_RET_LOG: *denies = 0; return "log";
+	case SECCOMP_RET_ALLOW: *denies = 0; return "allow";
 	}
 	return "unknown";
 }
@@ -943,11 +944,11 @@ seccomp_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_rec
 	fill_process(rv, &d, NULL, r);
 	if (sc != NULL)
 		d.pid = getnum(sc, "pid", 0) != AB_UNSET32 ? getnum(sc, "pid", 0) : d.pid;
-	if ((code & 0xffff0000u) == 0x00050000u) {
-		d.exit = -(long)(code & 0xffff);
+	if ((code & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
+		d.exit = -(long)(code & SECCOMP_RET_DATA);
 		d.has_exit = 1;
 		snprintf(d.rule, sizeof(d.rule), "seccomp errno(%s)",
-		    strerrorname_np((int)(code & 0xffff)) ?: "?");
+		    strerrorname_np((int)(code & SECCOMP_RET_DATA)) ?: "?");
 	} else
 		snprintf(d.rule, sizeof(d.rule), "seccomp %s", act);
 	snprintf(rv->b_access, sizeof(rv->b_access), "%s", d.syscall ? d.syscall : "unknown-syscall");
