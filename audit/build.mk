@@ -1,7 +1,7 @@
 # audit/: agentbox-audit, the review tool (audit/rules* are the audit-rules work's).
 # Installed in SBINDIR: it reads /var/log/audit (root or group adm), like ausearch.
 
-AUDIT_SRCS  := audit/record.c audit/group.c audit/auparse.c audit/analyze.c audit/complete.c \
+AUDIT_SRCS  := audit/logline.c audit/group.c audit/auparse.c audit/analyze.c audit/complete.c \
                audit/output.c
 AUDIT_LIBS  := $(shell pkg-config --libs audit auparse)
 AUDIT_OBJS  := $(AUDIT_SRCS:%.c=$(B)/%.o)

@@ -1,5 +1,5 @@
 /*
- * agentbox-audit internals: one audit log line (record.c), records grouped into events
+ * agentbox-audit internals: one audit log line (logline.c), records grouped into events
  * (group.c: the streaming fast path; auparse.c: libauparse, the reference), events turned
  * into denials, sessions and completeness facts (analyze.c, complete.c), and printed
  * (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
