@@ -125,8 +125,9 @@ put_col(FILE *f, struct ab_str s, size_t width)
 		fputc(' ', f);
 }
 
+/* A C string as an ab_str; NULL as the empty string. */
 static struct ab_str
-S(const char *s)
+str_of_cstr(const char *s)
 {
 	return (struct ab_str){ s ? s : "", s ? strlen(s) : 0 };
 }
@@ -217,7 +218,7 @@ denial_json(FILE *f, const struct ab_denial *d)
 	fputs(",\"session\":", f);
 	json_u64(f, d->ses);
 	fputs(",\"user\":", f);
-	json_str_or_null(f, S(d->user));
+	json_str_or_null(f, str_of_cstr(d->user));
 	fputs(",\"uid\":", f);
 	json_u64(f, d->uid);
 	fputs(",\"auid\":", f);
@@ -243,12 +244,12 @@ denial_json(FILE *f, const struct ab_denial *d)
 		json_str_or_null(f, d->path);
 	else {
 		fputs("null,\"host_path_note\":", f);
-		json_str(f, S(d->host_path_note));
+		json_str(f, str_of_cstr(d->host_path_note));
 	}
 	fputs(",\"addr\":", f);
 	json_str_or_null(f, d->addr);
 	fputs(",\"syscall\":", f);
-	json_str_or_null(f, S(d->syscall));
+	json_str_or_null(f, str_of_cstr(d->syscall));
 	fputs(",\"exit\":", f);
 	if (d->has_exit)
 		fprintf(f, "%ld", d->exit);
@@ -257,7 +258,7 @@ denial_json(FILE *f, const struct ab_denial *d)
 	fputs(",\"domain\":", f);
 	json_str_or_null(f, d->domain);
 	fputs(",\"rule\":", f);
-	json_str(f, S(d->rule));
+	json_str(f, str_of_cstr(d->rule));
 	fputs("}\n", f);
 }
 
@@ -297,25 +298,25 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		prog = slash ? (struct ab_str){ slash + 1, d->exe.n - (slash + 1 - d->exe.p) } : d->exe;
 	}
 	if (o->tty) {
-		put_col(f, S(t), W_TIME);
-		put_col(f, S(ses), W_SES);
-		put_col(f, S(d->user ? d->user : "?"), W_USER);
-		put_col(f, S(ab_kind_name[d->kind]), W_KIND);
+		put_col(f, str_of_cstr(t), W_TIME);
+		put_col(f, str_of_cstr(ses), W_SES);
+		put_col(f, str_of_cstr(d->user ? d->user : "?"), W_USER);
+		put_col(f, str_of_cstr(ab_kind_name[d->kind]), W_KIND);
 		put_col(f, d->access, W_ACC);
-		put_col(f, S(d->syscall ? d->syscall : "-"), W_SYS);
+		put_col(f, str_of_cstr(d->syscall ? d->syscall : "-"), W_SYS);
 		put_col(f, prog, W_PROG);
-		put_safe(f, obj.n ? obj : S("-"), 0);
+		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
 		if (d->host_path_note != NULL && d->path.n > 0)
 			fprintf(f, "  (%s)", d->host_path_note);
 	} else {
 		fprintf(f, "%s\t%ju\t%s\t", t, (uintmax_t)d->serial, ses);
-		put_safe(f, S(d->user ? d->user : "?"), 0);
+		put_safe(f, str_of_cstr(d->user ? d->user : "?"), 0);
 		fprintf(f, "\t%s\t", ab_kind_name[d->kind]);
 		put_safe(f, d->access, 0);
 		fprintf(f, "\t%s\t", d->syscall ? d->syscall : "-");
 		put_safe(f, prog, 0);
 		fputc('\t', f);
-		put_safe(f, obj.n ? obj : S("-"), 0);
+		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
 	}
 	fputc('\n', f);
 }
@@ -326,17 +327,17 @@ session_json(FILE *f, const struct ab_session *s)
 	char t[64];
 
 	fprintf(f, "{\"v\":1,\"session\":%ju,\"node\":", (uintmax_t)s->ses);
-	json_str_or_null(f, S(s->node));
+	json_str_or_null(f, str_of_cstr(s->node));
 	fputs(",\"user\":", f);
-	json_str_or_null(f, S(s->user));
+	json_str_or_null(f, str_of_cstr(s->user));
 	fputs(",\"uid\":", f);
 	json_u64(f, s->uid);
 	fputs(",\"service\":", f);
-	json_str_or_null(f, S(s->service));
+	json_str_or_null(f, str_of_cstr(s->service));
 	fputs(",\"tty\":", f);
-	json_str_or_null(f, S(s->tty));
+	json_str_or_null(f, str_of_cstr(s->tty));
 	fputs(",\"rhost\":", f);
-	json_str_or_null(f, S(s->rhost));
+	json_str_or_null(f, str_of_cstr(s->rhost));
 	fputs(",\"start\":", f);
 	if (s->have_start) {
 		fmt_time(t, sizeof(t), s->start_sec, s->start_ms, 1, 1);
@@ -350,9 +351,9 @@ session_json(FILE *f, const struct ab_session *s)
 	} else
 		fputs("null", f);
 	fputs(",\"digest\":", f);
-	json_str_or_null(f, S(s->digest));
+	json_str_or_null(f, str_of_cstr(s->digest));
 	fputs(",\"network\":", f);
-	json_str_or_null(f, S(s->network));
+	json_str_or_null(f, str_of_cstr(s->network));
 	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
 	    (uintmax_t)s->logins);
 	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,"
@@ -421,20 +422,20 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		    s->rhost : "", s->rhost[0] && strcmp(s->rhost, "?") && s->tty[0] ? " " : "",
 		    s->tty);
 		if (o->tty) {
-			put_col(o->f, S(ses), 6);
-			put_col(o->f, S(s->user[0] ? s->user : "?"), 10);
-			put_col(o->f, S(s->service[0] ? s->service : "?"), 12);
-			put_col(o->f, S(from[0] ? from : "-"), 16);
-			put_col(o->f, S(st), 19);
-			put_col(o->f, S(en), 19);
-			put_col(o->f, S(dg), 12);
+			put_col(o->f, str_of_cstr(ses), 6);
+			put_col(o->f, str_of_cstr(s->user[0] ? s->user : "?"), 10);
+			put_col(o->f, str_of_cstr(s->service[0] ? s->service : "?"), 12);
+			put_col(o->f, str_of_cstr(from[0] ? from : "-"), 16);
+			put_col(o->f, str_of_cstr(st), 19);
+			put_col(o->f, str_of_cstr(en), 19);
+			put_col(o->f, str_of_cstr(dg), 12);
 		} else {
 			fprintf(o->f, "%s\t", ses);
-			put_safe(o->f, S(s->user[0] ? s->user : "?"), 0);
+			put_safe(o->f, str_of_cstr(s->user[0] ? s->user : "?"), 0);
 			fputc('\t', o->f);
-			put_safe(o->f, S(s->service[0] ? s->service : "?"), 0);
+			put_safe(o->f, str_of_cstr(s->service[0] ? s->service : "?"), 0);
 			fputc('\t', o->f);
-			put_safe(o->f, S(from[0] ? from : "-"), 0);
+			put_safe(o->f, str_of_cstr(from[0] ? from : "-"), 0);
 			fprintf(o->f, "\t%s\t%s\t%s\t", st, en, dg);
 		}
 		denial_counts(o->f, s, filtered, "");
@@ -458,21 +459,21 @@ refusals(struct ab_out *o, const struct ab_review *rv)
 		if (o->json) {
 			fmt_time(t, sizeof(t), f->sec, f->ms, 1, 1);
 			fprintf(o->f, "{\"v\":1,\"refused\":true,\"time\":\"%s\",\"user\":", t);
-			json_str_or_null(o->f, S(f->user));
+			json_str_or_null(o->f, str_of_cstr(f->user));
 			fputs(",\"service\":", o->f);
-			json_str_or_null(o->f, S(f->service));
+			json_str_or_null(o->f, str_of_cstr(f->service));
 			fputs(",\"reason\":", o->f);
-			json_str_or_null(o->f, S(f->reason));
+			json_str_or_null(o->f, str_of_cstr(f->reason));
 			fputs("}\n", o->f);
 			continue;
 		}
 		fmt_time(t, sizeof(t), f->sec, 0, o->utc, 0);
 		fprintf(o->f, "refused %s  user ", t);
-		put_safe(o->f, S(f->user[0] ? f->user : "?"), 0);
+		put_safe(o->f, str_of_cstr(f->user[0] ? f->user : "?"), 0);
 		fputs("  service ", o->f);
-		put_safe(o->f, S(f->service[0] ? f->service : "?"), 0);
+		put_safe(o->f, str_of_cstr(f->service[0] ? f->service : "?"), 0);
 		fputs(": ", o->f);
-		put_safe(o->f, S(f->reason), 0);
+		put_safe(o->f, str_of_cstr(f->reason), 0);
 		fputc('\n', o->f);
 	}
 	if (!o->json && ab_review_stats(rv)->refused_selected > AB_REFUSALS_MAX)
@@ -492,7 +493,7 @@ top_print(FILE *f, int json, const char *what, const struct ab_top *t, int filte
 		fprintf(f, ",\"%s\":[", what);
 		for (size_t i = 0; i < n; i++) {
 			fprintf(f, "%s{\"name\":", i ? "," : "");
-			json_str(f, S(it[i].key));
+			json_str(f, str_of_cstr(it[i].key));
 			fprintf(f, ",\"count\":%ju}", (uintmax_t)it[i].count);
 		}
 		fprintf(f, "],\"%s_other\":%ju", what, (uintmax_t)other);
@@ -501,7 +502,7 @@ top_print(FILE *f, int json, const char *what, const struct ab_top *t, int filte
 	fprintf(f, "  top %s%s:\n", what, filtered ? " (of the matching denials)" : "");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "    %8ju  ", (uintmax_t)it[i].count);
-		put_safe(f, S(it[i].key), 0);
+		put_safe(f, str_of_cstr(it[i].key), 0);
 		fputc('\n', f);
 	}
 	if (other > 0)
@@ -522,7 +523,7 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 		shown++;
 		if (o->json) {
 			fprintf(o->f, "{\"v\":1,\"session\":%ju,\"user\":", (uintmax_t)s->ses);
-			json_str_or_null(o->f, S(s->user));
+			json_str_or_null(o->f, str_of_cstr(s->user));
 			fprintf(o->f, ",\"denials\":%ju,\"kinds\":{\"landlock\":%ju,\"seccomp\":%ju,"
 			    "\"dac\":%ju},\"denials_before_filters\":%ju,\"start_seen\":%s",
 			    (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
@@ -536,7 +537,7 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 		fprintf(o->f, "session %ju", (uintmax_t)s->ses);
 		if (s->user[0]) {
 			fputs(" user ", o->f);
-			put_safe(o->f, S(s->user), 0);
+			put_safe(o->f, str_of_cstr(s->user), 0);
 		}
 		if (!s->have_start)
 			fputs(" (started before the records read)", o->f);
@@ -571,11 +572,11 @@ problem(struct problems *p, const char *fmt, ...)
 	va_end(ap);
 	if (p->json) {
 		fputs(p->n ? "," : "", p->f);
-		json_str(p->f, S(buf));
+		json_str(p->f, str_of_cstr(buf));
 	} else {
 		/* Node names and file names come from the logs: escaped for the terminal. */
 		fputs("  INCOMPLETE: ", p->f);
-		put_safe(p->f, S(buf), 0);
+		put_safe(p->f, str_of_cstr(buf), 0);
 		fputc('\n', p->f);
 	}
 	p->n++;
@@ -626,7 +627,7 @@ filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
 		fprintf(f, " session %ju", (uintmax_t)fl->session);
 	if (fl->user != NULL) {
 		fputs(" user ", f);
-		put_safe(f, S(fl->user), 0);
+		put_safe(f, str_of_cstr(fl->user), 0);
 	}
 	if (fl->have_since) {
 		fmt_time(t, sizeof(t), fl->since, 0, x->utc, 0);
@@ -646,7 +647,7 @@ filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
 	}
 	if (fl->path != NULL) {
 		fputs(" path ", f);
-		put_safe(f, S(fl->path), 0);
+		put_safe(f, str_of_cstr(fl->path), 0);
 	}
 	fprintf(f, "; they select %zu of %zu session(s) and %ju of %ju denial(s); the checks "
 	    "here are about every record read\n", nsel, nses, (uintmax_t)x->rs->denials,
