@@ -654,101 +654,104 @@ filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
 	    (uintmax_t)x->rs->denials_all);
 }
 
-int
-ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
-{
-	struct ab_gap ex[5];
-	size_t nex = 0, nseg = 0, no_start = 0, nses = 0, nsel = 0;
-	uint64_t seen = 0, missing;
-	const struct ab_session *s;
-	struct problems p = { .f = f, .json = json };
-	char t1[64], t2[64];
+/* What the report says about serials and sessions, computed once for either printer. */
+struct report {
+	struct ab_gap	 ex[5];		/* example gaps, largest first */
+	size_t		 nex, nseg;
+	uint64_t	 seen, missing;
+	size_t		 no_start;	/* sessions with denials, their start not read */
+	size_t		 nses, nsel;	/* sessions read; those the filters select */
+};
 
-	missing = ab_complete_gaps(x->cp, ex, 5, &nex, &nseg, &seen);
+static void
+report_compute(const struct ab_facts *x, struct report *r)
+{
+	const struct ab_session *s;
+
+	memset(r, 0, sizeof(*r));
+	r->missing = ab_complete_gaps(x->cp, r->ex, 5, &r->nex, &r->nseg, &r->seen);
 	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
 		/* About the input, not the selection: denials before filters. */
 		if (!s->have_start && s->denials_all > 0)
-			no_start++;
-		nses++;
-		nsel += ab_session_selected(x->rv, s) != 0;
+			r->no_start++;
+		r->nses++;
+		r->nsel += ab_session_selected(x->rv, s) != 0;
 	}
-	if (json)
-		fputs("{\"v\":1,\"completeness\":{\"problems\":[", f);
-	else {
-		fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, x->utc, 0);
-		fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, x->utc, 0);
-		fprintf(f, "completeness: %zu file(s), %ju lines, %ju events, serials seen %ju in "
-		    "%zu run(s)%s%s%s%s%s\n", x->files_read, (uintmax_t)x->lines,
-		    (uintmax_t)x->events, (uintmax_t)seen, nseg, x->rs->oldest_sec ? ", " : "",
-		    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
-		    x->rs->oldest_sec ? t2 : "", "");
-	}
+}
+
+/* One problem() per reason the record may not be complete, in the report's order. */
+static void
+report_problems(struct problems *p, const struct ab_facts *x, const struct report *r)
+{
 	if (x->events == 0)
-		problem(&p, "no audit records in the input: nothing was seen, so nothing is vouched for");
+		problem(p, "no audit records in the input: nothing was seen, so nothing is vouched for");
 	if (x->files_failed > 0)
-		problem(&p, "%zu input file(s) could not be read", x->files_failed);
+		problem(p, "%zu input file(s) could not be read", x->files_failed);
 	if (x->kernel_checked < 0)
-		problem(&p, "kernel lost counter unreadable (%s): run as root", strerror(-x->kernel_checked));
+		problem(p, "kernel lost counter unreadable (%s): run as root", strerror(-x->kernel_checked));
 	else if (x->kernel_checked > 0 && x->kernel_lost > 0)
-		problem(&p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
+		problem(p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
 		    "denials may be missing", (uintmax_t)x->kernel_lost, (uintmax_t)x->backlog_limit);
-	if (missing > 0) {
+	if (r->missing > 0) {
 		char ranges[512] = "";
 		size_t off = 0;
 
 		/* A node name may be as long as a line: its first NODE_SHOWN bytes name it. */
-		for (size_t i = 0; i < nex && off < sizeof(ranges) - 40; i++)
+		for (size_t i = 0; i < r->nex && off < sizeof(ranges) - 40; i++)
 			off += (size_t)snprintf(ranges + off, sizeof(ranges) - off, "%s%.*s%s%s%ju..%ju",
-			    i ? ", " : "", (int)(ex[i].node.n < NODE_SHOWN ? ex[i].node.n : NODE_SHOWN),
-			    ex[i].node.p, ex[i].node.n > NODE_SHOWN ? "..." : "",
-			    ex[i].node.n ? ":" : "", (uintmax_t)ex[i].lo, (uintmax_t)ex[i].hi);
-		problem(&p, "%ju serial(s) missing inside the range read (%s%s): events that "
-		    "reached no log file", (uintmax_t)missing, ranges, nex < 5 ? "" : ", ...");
+			    i ? ", " : "", (int)(r->ex[i].node.n < NODE_SHOWN ? r->ex[i].node.n : NODE_SHOWN),
+			    r->ex[i].node.p, r->ex[i].node.n > NODE_SHOWN ? "..." : "",
+			    r->ex[i].node.n ? ":" : "", (uintmax_t)r->ex[i].lo, (uintmax_t)r->ex[i].hi);
+		problem(p, "%ju serial(s) missing inside the range read (%s%s): events that "
+		    "reached no log file", (uintmax_t)r->missing, ranges, r->nex < 5 ? "" : ", ...");
 	}
 	if (x->rs->domains_short > 0)
-		problem(&p, "%ju Landlock domain(s) counted more denials than the log holds "
+		problem(p, "%ju Landlock domain(s) counted more denials than the log holds "
 		    "(%ju record(s) missing; %s)", (uintmax_t)x->rs->domains_short,
 		    (uintmax_t)x->rs->domains_records_missing, x->rs->short_example);
 	if (x->malformed + x->overlong + x->nul_lines > 0)
-		problem(&p, "%ju line(s) skipped as unreadable (%ju malformed, %ju longer than %d "
+		problem(p, "%ju line(s) skipped as unreadable (%ju malformed, %ju longer than %d "
 		    "bytes, %ju with NUL bytes)", (uintmax_t)(x->malformed + x->overlong),
 		    (uintmax_t)x->malformed, (uintmax_t)x->overlong, AB_LINE_MAX,
 		    (uintmax_t)x->nul_lines);
 	if (x->late > 0)
-		problem(&p, "%ju record(s) arrived after their event was closed (reported on their own)",
+		problem(p, "%ju record(s) arrived after their event was closed (reported on their own)",
 		    (uintmax_t)x->late);
 	if (x->dropped > 0)
-		problem(&p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
+		problem(p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
 		    AB_EVENT_MAXREC);
 	if (x->rs->daemon_abort + x->rs->daemon_err > 0)
-		problem(&p, "auditd reported %ju error(s)/abort(s) (DAEMON_ERR/DAEMON_ABORT)",
+		problem(p, "auditd reported %ju error(s)/abort(s) (DAEMON_ERR/DAEMON_ABORT)",
 		    (uintmax_t)(x->rs->daemon_err + x->rs->daemon_abort));
-	if (no_start > 0)
-		problem(&p, "%zu session(s) with denials started before the oldest record read "
+	if (r->no_start > 0)
+		problem(p, "%zu session(s) with denials started before the oldest record read "
 		    "(their start, and maybe earlier denials, are in rotated-away logs%s%s)",
-		    no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
-	bookkeeping_problems(&p, x->rs);
+		    r->no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
+	bookkeeping_problems(p, x->rs);
 	if (x->rs->domains_partial > 0)
-		problem(&p, "%ju Landlock domain(s) created before the oldest record read have "
+		problem(p, "%ju Landlock domain(s) created before the oldest record read have "
 		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
 		    x->rs->partial_example);
-	if (json) {
-		fprintf(f, "],\"complete\":%s,\"files\":%zu,\"lines\":%ju,\"events\":%ju,"
-		    "\"serials_seen\":%ju,\"serials_missing\":%ju,\"boots\":%zu,\"kernel_lost\":",
-		    p.n ? "false" : "true", x->files_read, (uintmax_t)x->lines, (uintmax_t)x->events,
-		    (uintmax_t)seen, (uintmax_t)missing, nseg);
-		if (x->kernel_checked > 0)
-			fprintf(f, "%ju", (uintmax_t)x->kernel_lost);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
-		    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
-		    "\"sessions\":%zu,\"sessions_before_filters\":%zu}}\n",
-		    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
-		    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
-		    x->filtered ? "true" : "false", nsel, nses);
-		return p.n > 0;
-	}
+}
+
+static void
+report_text_head(FILE *f, const struct ab_facts *x, const struct report *r)
+{
+	char t1[64], t2[64];
+
+	fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, x->utc, 0);
+	fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, x->utc, 0);
+	fprintf(f, "completeness: %zu file(s), %ju lines, %ju events, serials seen %ju in "
+	    "%zu run(s)%s%s%s%s%s\n", x->files_read, (uintmax_t)x->lines,
+	    (uintmax_t)x->events, (uintmax_t)r->seen, r->nseg, x->rs->oldest_sec ? ", " : "",
+	    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
+	    x->rs->oldest_sec ? t2 : "", "");
+}
+
+/* After the problems: the notes, the filters, and the verdict. */
+static void
+report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int nproblems)
+{
 	if (x->kernel_checked == 0)
 		fprintf(f, "  note: kernel lost counter not checked (--input: the log may come from "
 		    "another host; --kernel-status checks this one)\n");
@@ -764,13 +767,51 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		fprintf(f, "  note: auditd started %ju times in this range\n",
 		    (uintmax_t)x->rs->daemon_start);
 	if (x->filtered)
-		filter_line(f, x, nses, nsel);
-	if (p.n == 0)
+		filter_line(f, x, r->nses, r->nsel);
+	if (nproblems == 0)
 		fprintf(f, "  COMPLETE: every serial in the range is present; %ju denial(s)%s\n",
 		    (uintmax_t)x->rs->denials, x->filtered ? " match the filters" : "");
 	else
 		fprintf(f, "  => the record is NOT known to be complete: %ju denial(s) shown%s; "
 		    "more may have happened\n", (uintmax_t)x->rs->denials,
 		    x->filtered ? " (after filters)" : "");
+}
+
+/* After the problems: the counts, one JSON object in all. */
+static void
+report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int nproblems)
+{
+	fprintf(f, "],\"complete\":%s,\"files\":%zu,\"lines\":%ju,\"events\":%ju,"
+	    "\"serials_seen\":%ju,\"serials_missing\":%ju,\"boots\":%zu,\"kernel_lost\":",
+	    nproblems ? "false" : "true", x->files_read, (uintmax_t)x->lines, (uintmax_t)x->events,
+	    (uintmax_t)r->seen, (uintmax_t)r->missing, r->nseg);
+	if (x->kernel_checked > 0)
+		fprintf(f, "%ju", (uintmax_t)x->kernel_lost);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
+	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
+	    "\"sessions\":%zu,\"sessions_before_filters\":%zu}}\n",
+	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
+	    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
+	    x->filtered ? "true" : "false", r->nsel, r->nses);
+}
+
+int
+ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
+{
+	struct problems p = { .f = f, .json = json };
+	struct report r;
+
+	report_compute(x, &r);
+	if (json)
+		fputs("{\"v\":1,\"completeness\":{\"problems\":[", f);
+	else
+		report_text_head(f, x, &r);
+	report_problems(&p, x, &r);
+	if (json)
+		report_json_tail(f, x, &r, p.n);
+	else
+		report_text_tail(f, x, &r, p.n);
 	return p.n > 0;
 }
