@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abutil.h"
 #include "cmd.h"
 #include "policy.h"
 
@@ -41,20 +42,15 @@ usage(FILE *f)
 }
 
 /*
- * Print S to F with control bytes escaped: neither the policy nor a message quoting what
- * a path resolves to (a symlink the agent may own) may drive the admin's terminal.
+ * Print S to F with control characters (C0, DEL, C1), bidirectional overrides and
+ * invalid UTF-8 escaped: neither the policy nor a message quoting what a path resolves
+ * to (a symlink the agent may own) may drive the admin's terminal or reorder what it
+ * shows.  A backslash stays as it is: policy patterns use it as their own escape.
  */
 static void
 fput_safe(const char *s, FILE *f)
 {
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
+	ab_text_put_safe(f, s, strlen(s), 0, 0);
 }
 
 static void

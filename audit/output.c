@@ -16,104 +16,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "abutil.h"
 #include "review.h"
 
-/* Length of the valid UTF-8 sequence at P (max N bytes), its code point in *cp; 0 if
- * invalid (overlong forms, surrogates and > U+10FFFF are invalid too). */
-static size_t
-utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		c = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		c = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		c = p[0] & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
+/* The text helpers are lib/'s (abutil.h); these adapt them to struct ab_str. */
 static int
 valid_utf8(struct ab_str s)
 {
-	uint32_t cp;
-	size_t i = 0, l;
-
-	while (i < s.n) {
-		if ((l = utf8_seq((const unsigned char *)s.p + i, s.n - i, &cp)) == 0)
-			return 0;
-		i += l;
-	}
-	return 1;
+	return ab_utf8_valid(s.p, s.n);
 }
 
-/* Terminal-safe text, at most WIDTH characters (0: no limit); returns columns used. */
+/* Terminal-safe text, at most WIDTH characters (0: no limit); returns columns used.
+ * '\' is doubled too, so a name cannot fake one of our escapes. */
 static size_t
 put_safe(FILE *f, struct ab_str s, size_t width)
 {
-	size_t i = 0, cols = 0, l;
-	uint32_t cp;
-	char tmp[16];
-
-	/* A column that cannot hold it all keeps one cell for the ellipsis. */
-	if (width > 1 && s.n > width)
-		width--;
-
-	while (i < s.n) {
-		const unsigned char *p = (const unsigned char *)s.p + i;
-		int bad;
-
-		l = utf8_seq(p, s.n - i, &cp);
-		bad = l == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
-		    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-		    cp == 0x200e || cp == 0x200f || cp == '\\';
-		if (bad) {
-			int k = cp == '\\' && l == 1 ? snprintf(tmp, sizeof(tmp), "\\\\") :
-			    l == 0 || cp < 0x80 ? snprintf(tmp, sizeof(tmp), "\\x%02x", p[0]) :
-			    snprintf(tmp, sizeof(tmp), "\\u{%04x}", cp);
-
-			if (l == 0)
-				l = 1;
-			if (width && cols + (size_t)k > width)
-				break;
-			fputs(tmp, f);
-			cols += (size_t)k;
-		} else {
-			if (width && cols + 1 > width)
-				break;
-			fwrite(p, 1, l, f);
-			cols++;
-		}
-		i += l;
-	}
-	if (width && i < s.n) {
-		/* Truncated: mark it, so nobody mistakes a prefix for the whole name. */
-		fputs("…", f);
-		cols++;
-	}
-	return cols;
+	return ab_text_put_safe(f, s.p, s.n, width, AB_TEXT_ESC_BACKSLASH);
 }
 
 static void
@@ -135,41 +53,7 @@ str_of_cstr(const char *s)
 static void
 json_str(FILE *f, struct ab_str s)
 {
-	size_t i = 0, l;
-	uint32_t cp;
-
-	fputc('"', f);
-	while (i < s.n) {
-		const unsigned char *p = (const unsigned char *)s.p + i;
-		size_t run = 0;
-
-		/* Plain printable ASCII goes out in one piece. */
-		while (i + run < s.n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
-		    p[run] != '\\')
-			run++;
-		if (run > 0) {
-			fwrite(p, 1, run, f);
-			i += run;
-			continue;
-		}
-
-		l = utf8_seq(p, s.n - i, &cp);
-		if (l == 0) {
-			fputs("\\ufffd", f);
-			i++;
-			continue;
-		}
-		if (cp == '"' || cp == '\\')
-			fprintf(f, "\\%c", (int)cp);
-		else if (cp < 0x20 || cp == 0x7f)
-			fprintf(f, "\\u%04x", cp);
-		else if (cp == 0x2028 || cp == 0x2029)
-			fprintf(f, "\\u%04x", cp);	/* break JavaScript embedders otherwise */
-		else
-			fwrite(p, 1, l, f);
-		i += l;
-	}
-	fputc('"', f);
+	ab_text_put_json(f, s.p, s.n);
 }
 
 static void

@@ -59,26 +59,6 @@ is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-/*
- * POSIX portable user names (useradd accepts these; NAME_REGEX in adduser.conf is
- * stricter).  Kept narrow on purpose: the name ends up in paths, audit records and logs.
- */
-int
-ab_user_name_valid(const char *name)
-{
-	size_t i, n = strlen(name);
-
-	if (n == 0 || n > 32 || !is_alpha_((unsigned char)name[0]))
-		return 0;
-	for (i = 1; i < n; i++) {
-		int c = (unsigned char)name[i];
-
-		if (!is_alpha_(c) && !is_digit(c) && c != '.' && c != '-')
-			return 0;
-	}
-	return 1;
-}
-
 int
 ab_env_name_valid(const char *name)
 {

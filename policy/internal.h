@@ -11,12 +11,7 @@
 #define AB_PATTERN_MAX		4096		/* bytes in one mask/protect pattern */
 #define AB_POLICY_FILE_MAX	(4u << 20)	/* refuse policy files bigger than 4 MiB */
 
-/* String vectors: push copies; free releases everything.  0 or -ENOMEM. */
-int	ab_strv_push(struct ab_strv *sv, const char *s);
-int	ab_strv_push_n(struct ab_strv *sv, const char *s, size_t n);
-void	ab_strv_free(struct ab_strv *sv);
-/* Remove later duplicates in place, keeping first occurrences in order.  0 or -ENOMEM. */
-int	ab_strv_uniq(struct ab_strv *sv);
+/* String vectors (ab_strv_*) and the user-name rule (ab_user_name_valid): lib/abutil.h. */
 
 /* Append "fmt..." to DIAG.  0 or -ENOMEM (the message is then lost, the caller fails). */
 int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
@@ -26,8 +21,6 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 const char *ab_network_name(enum ab_network n);
 const char *ab_audit_name(enum ab_audit_mode a);
 
-/* A valid Unix user name for a [user:NAME] section: [A-Za-z_][A-Za-z0-9._-]{0,31}. */
-int	ab_user_name_valid(const char *name);
 /* A valid environment variable name: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes. */
 int	ab_env_name_valid(const char *name);
 

@@ -193,45 +193,11 @@ add_entry(struct reader *rd, uint32_t key, const char *sect, char *val)
 
 /* ---- raw line checks ---- */
 
-/* Length of the UTF-8 sequence at S (at most N bytes), or 0 if invalid (RFC 3629). */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 /* 0 if the line is clean text; otherwise complain and return -1. */
 static int
 check_bytes(struct reader *rd, const unsigned char *s, size_t n)
 {
+	uint32_t cp;
 	size_t i, k;
 
 	for (i = 0; i < n; i += k) {
@@ -246,7 +212,7 @@ check_bytes(struct reader *rd, const unsigned char *s, size_t n)
 			bad(rd, "control character 0x%02x at column %zu", s[i], i + 1);
 			return -1;
 		}
-		if ((k = utf8_len(s + i, n - i)) == 0) {
+		if ((k = ab_utf8_decode(s + i, n - i, &cp)) == 0) {
 			bad(rd, "invalid UTF-8 at column %zu", i + 1);
 			return -1;
 		}

@@ -34,11 +34,7 @@ enum ab_audit_mode {
 	AB_AUDIT_BEST_EFFORT,
 };
 
-struct ab_strv {
-	char	**v;
-	size_t	  n;
-};
-void	ab_strv_free(struct ab_strv *sv);	/* frees the strings and the vector */
+#include "abutil.h"	/* struct ab_strv, ab_strv_free: lib/ */
 
 /*
  * A compiled policy for one user: defaults merged with [user:NAME].  List keys

@@ -75,6 +75,13 @@ must_fail $AB enroll root --project "$P1"
 is "$(getent passwd root | cut -d: -f7)" "$(getent passwd root | cut -d: -f7 | grep -v agentbox)" "root's shell untouched"
 must_fail $AB enroll "$U2" --project "$E2E_DIR"
 must_fail $AB enroll "$U2" --project "$P1" --network bogus
+# A name the policy refuses ([user:.abt_dot] is no valid section) is refused up front,
+# before anything is done or even planned (--dry-run).
+out=$($AB enroll --dry-run .abt_dot --project "$P1" 2>&1)
+is "$?" 1 "enroll of a name with a leading '.' exits 1"
+like "$out" ".abt_dot: not a valid user name" "  and says the name is not valid"
+unlike "$out" "would " "  before planning any change"
+must_fail $AB unenroll --dry-run .abt_dot
 must_fail id "$U2"
 printf '[user:%s]\nproject = %s\nfrobnicate = yes\n' zz "$P2" > /etc/agentbox/policy.d/zz-bad.conf
 out=$($AB enroll "$U2" --project "$P1" 2>&1)

@@ -63,18 +63,23 @@ test_auditd_get(void)
 	ok(adm_auditd_get("#max_log_file = 1\n", "max_log_file") == NULL, "a commented-out key is absent");
 }
 
+/* enroll and unenroll take the policy's rule (lib/names.c): a name the policy refuses
+ * would be an account whose every login pam_agentbox refuses. */
 static void
 test_names(void)
 {
-	ok(adm_valid_username("abt_adm1"), "abt_adm1 is a valid user name");
-	ok(adm_valid_username("agent-1.x"), "dots and dashes are valid");
-	ok(!adm_valid_username(""), "empty name refused");
-	ok(!adm_valid_username("-rf"), "leading dash refused (option injection into useradd)");
-	ok(!adm_valid_username("1abc"), "leading digit refused");
-	ok(!adm_valid_username("a b"), "space refused");
-	ok(!adm_valid_username("a/b"), "slash refused (paths are built from the name)");
-	ok(!adm_valid_username("a\nb"), "newline refused (line-based files)");
-	ok(!adm_valid_username("abcdefghijklmnopqrstuvwxyz0123456"), "33 characters refused");
+	ok(ab_user_name_valid("abt_adm1"), "abt_adm1 is a valid user name");
+	ok(ab_user_name_valid("agent-1.x"), "dots and dashes are valid");
+	ok(ab_user_name_valid("_agent"), "leading underscore is valid");
+	ok(!ab_user_name_valid(""), "empty name refused");
+	ok(!ab_user_name_valid("-rf"), "leading dash refused (option injection into useradd)");
+	ok(!ab_user_name_valid("1abc"), "leading digit refused");
+	ok(!ab_user_name_valid(".hidden"), "leading dot refused (the policy refuses it)");
+	ok(!ab_user_name_valid(".."), "\"..\" refused (paths are built from the name)");
+	ok(!ab_user_name_valid("a b"), "space refused");
+	ok(!ab_user_name_valid("a/b"), "slash refused (paths are built from the name)");
+	ok(!ab_user_name_valid("a\nb"), "newline refused (line-based files)");
+	ok(!ab_user_name_valid("abcdefghijklmnopqrstuvwxyz0123456"), "33 characters refused");
 }
 
 static void
@@ -372,6 +377,125 @@ out:
 	remove_all(home, nest_files, nest_dirs);
 }
 
+/* Run FN with stdout going to a file: what act() printed, malloc'd. */
+static char *
+captured(int (*fn)(const char *), const char *arg, int *ret)
+{
+	char tmpl[] = "/tmp/ab-admin-out.XXXXXX", *text = NULL;
+	int fd, saved;
+
+	fflush(stdout);
+	if ((fd = mkstemp(tmpl)) == -1 || (saved = dup(STDOUT_FILENO)) == -1 ||
+	    dup2(fd, STDOUT_FILENO) == -1)
+		abort();
+	*ret = fn(arg);
+	fflush(stdout);
+	if (dup2(saved, STDOUT_FILENO) == -1 || adm_read_file(tmpl, &text, NULL) != 0)
+		abort();
+	close(saved);
+	close(fd);
+	unlink(tmpl);
+	text[strcspn(text, "\n")] = '\0';	/* the first line: one TAP line per check */
+	return text;
+}
+
+static char wic_dir[64];
+
+static int
+wic_write(const char *path)
+{
+	return adm_write_if_changed(path, "one\ntwo\n", 0640, wic_dir, 0750, "write %s", path);
+}
+
+static int
+rl_two(const char *path)
+{
+	return adm_remove_line(path, "two", "'two'", 0);
+}
+
+static int
+rl_two_unlink(const char *path)
+{
+	return adm_remove_line(path, "two", "'two'", 1);
+}
+
+/* The two file idioms of enroll and unenroll, --dry-run included. */
+static void
+test_file_idioms(void)
+{
+	char top[] = "/tmp/ab-admin-wic.XXXXXX", path[128], *buf = NULL, *out;
+	struct stat st;
+	ino_t ino;
+	int r;
+
+	if (geteuid() != 0) {	/* adm_write_file makes new files root-owned */
+		ok(1, "file idioms # SKIP need root");
+		return;
+	}
+	if (mkdtemp(top) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(wic_dir, sizeof(wic_dir), "%s/d", top);
+	snprintf(path, sizeof(path), "%s/f", wic_dir);
+
+	adm_dry_run = 1;
+	out = captured(wic_write, path, &r);
+	ok(r == 0 && !adm_path_exists(wic_dir), "write_if_changed --dry-run: nothing created");
+	ok(strstr(out, "would write ") != NULL, "  but says what it would write (%s)", out);
+	free(out);
+	adm_dry_run = 0;
+
+	out = captured(wic_write, path, &r);
+	ok(r == 1 && adm_read_file(path, &buf, NULL) == 0 && strcmp(buf, "one\ntwo\n") == 0,
+	    "write_if_changed: directory made, file written (%d)", r);
+	ok(strstr(out, "write ") == out, "  and said so (%s)", out);
+	free(out);
+	free(buf);
+	buf = NULL;
+	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640, "  with the mode asked for");
+	ino = st.st_ino;
+	out = captured(wic_write, path, &r);
+	ok(r == 0 && out[0] == '\0' && stat(path, &st) == 0 && st.st_ino == ino,
+	    "write_if_changed again: silent, file untouched");
+	free(out);
+
+	adm_dry_run = 1;
+	out = captured(rl_two, path, &r);
+	ok(r == 0 && strstr(out, "would remove 'two' from ") == out &&
+	    adm_read_file(path, &buf, NULL) == 0 && strcmp(buf, "one\ntwo\n") == 0,
+	    "remove_line --dry-run: says it, changes nothing (%s)", out);
+	free(out);
+	free(buf);
+	buf = NULL;
+	adm_dry_run = 0;
+	out = captured(rl_two, path, &r);
+	ok(r == 0 && adm_read_file(path, &buf, NULL) == 0 && strcmp(buf, "one\n") == 0,
+	    "remove_line: the line is gone, the rest kept (%s)", out);
+	free(out);
+	free(buf);
+	buf = NULL;
+	out = captured(rl_two, path, &r);
+	ok(r == 0 && out[0] == '\0', "remove_line of an absent line: silent no-op");
+	free(out);
+
+	ok(adm_write_file(path, "two  \n", 6, 0644) == 0, "a file with only the line");
+	out = captured(rl_two_unlink, path, &r);
+	ok(r == 0 && !adm_path_exists(path), "remove_line, unlink_empty: the empty file goes");
+	free(out);
+	out = captured(rl_two_unlink, path, &r);
+	ok(r == 0 && out[0] == '\0', "remove_line of a missing file: silent no-op");
+	free(out);
+	ok(adm_write_file(path, "two\n", 4, 0644) == 0 && (out = captured(rl_two, path, &r)) &&
+	    r == 0 && adm_read_file(path, &buf, NULL) == 0 && buf[0] == '\0',
+	    "remove_line without unlink_empty: the empty file stays");
+	free(out);
+	free(buf);
+	unlink(path);
+	rmdir(wic_dir);
+	rmdir(top);
+}
+
 int
 main(void)
 {
@@ -383,5 +507,6 @@ main(void)
 	test_sftp_inprocess();
 	test_acl_walk();
 	test_acl_home_project();
+	test_file_idioms();
 	return done_testing();
 }
