@@ -64,7 +64,9 @@ netd_net_setup() {
 	ip -n "$NETD_NS" link set abt-v0 up && ip -n "$NETD_UP" link set abt-v1 up
 }
 
-# Run a command on the daemon's side / in the upstream (network namespace only).
+# Run a command on the daemon's side / in the upstream (network namespace only).  To
+# start one in the background, call nsenter itself, not these: `f &` forks a subshell,
+# and $! (what the defer kills) would be that subshell, not the server.
 netd_host() { nsenter --net="/run/netns/$NETD_NS" -- "$@"; }
 netd_up() { nsenter --net="/run/netns/$NETD_UP" -- "$@"; }
 
@@ -155,7 +157,8 @@ netd_names() {
 netd_upstream_start() {
 	NETD_LOG=$NETD_DIR/upstream.log
 	: > "$NETD_LOG"
-	netd_up "$NETD_PY" "$NETD_FIX/upstream.py" --addr "$NETD_UP4" --addr "$NETD_UP6" \
+	nsenter --net="/run/netns/$NETD_UP" -- "$NETD_PY" "$NETD_FIX/upstream.py" \
+	    --addr "$NETD_UP4" --addr "$NETD_UP6" \
 	    --cert "$NETD_DIR/pki/srv.pem" --key "$NETD_DIR/pki/srv.key" --root "$NETD_DIR/www" \
 	    --log "$NETD_LOG" --ready "$NETD_DIR/upstream.ready" \
 	    >"$NETD_DIR/upstream.err" 2>&1 &
@@ -180,7 +183,8 @@ _netd_find_bin() {
 netd_daemon_start() {
 	_netd_find_bin || { diag "no agentbox-netd at $NETD_BIN"; return 1; }
 	rm -f "$NETD_CONTROL"
-	netd_host "$NETD_BIN" --foreground "$@" >>"$NETD_DIR/netd.log" 2>&1 &
+	nsenter --net="/run/netns/$NETD_NS" -- "$NETD_BIN" --foreground "$@" \
+	    >>"$NETD_DIR/netd.log" 2>&1 &
 	NETD_PID=$!
 	defer "kill $NETD_PID"
 	local i=0
@@ -216,7 +220,8 @@ netd_setup() {
 # netd_enroll USER PROJECT [EXTRA_POLICY_LINE...]: the real `agentbox enroll --network
 # proxy`, then this test's rules in policy.d/USER-netd.conf: the upstream's names, its
 # addresses as allow_private, the probes' names (which the address checks must refuse),
-# and one credential for api.example.test (x-api-key, $NETD_SECRET).
+# and one credential for api.example.test (x-api-key, $NETD_SECRET) whose variables are
+# $NETD_CRED_ENV (default ABT_API_KEY) and $NETD_CRED_BASE_ENV (default ABT_BASE_URL).
 netd_enroll() {
 	local user=$1 proj=$2 try
 	shift 2
@@ -248,8 +253,8 @@ netd_enroll() {
 		echo "host = api.example.test"
 		echo "header = x-api-key"
 		echo "file = $key"
-		echo "env = ABT_API_KEY"
-		echo "base_url_env = ABT_BASE_URL"
+		echo "env = ${NETD_CRED_ENV:-ABT_API_KEY}"
+		echo "base_url_env = ${NETD_CRED_BASE_ENV:-ABT_BASE_URL}"
 	} > "$f" || return 1
 	chmod 0644 "$f"
 	defer "rm -f '$f' '$key'"

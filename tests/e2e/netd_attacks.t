@@ -25,7 +25,7 @@ while True:
         f.write("accepted on %s\n" % sys.argv[3])
     c.close()
 PY
-netd_host "$NETD_PY" "$NETD_DIR/listen.py" "$NETD_LOOP_PORT" "$LOOPLOG" daemon-side &
+nsenter --net="/run/netns/$NETD_NS" -- "$NETD_PY" "$NETD_DIR/listen.py" "$NETD_LOOP_PORT" "$LOOPLOG" daemon-side &
 defer "kill $!"
 "$NETD_PY" "$NETD_DIR/listen.py" "$NETD_LOOP_PORT" "$LOOPLOG" world &
 defer "kill $!"
