@@ -10,4 +10,5 @@ $(ENTRY_TEST): tests/unit/test_entry.c pam_module/entry.c pam_module/module.h te
 
 # network = proxy end to end (tests/e2e/lib-netd.sh: a fake upstream in namespaces the
 # tests make).  filter-out: netd's own fragment may list them too.
-ROOT_TESTS += $(filter-out $(ROOT_TESTS),$(sort $(wildcard tests/e2e/netd_*.t)))
+ROOT_TESTS += $(filter-out $(ROOT_TESTS),tests/e2e/netd_tools.t tests/e2e/netd_attacks.t \
+	tests/e2e/netd_lifecycle.t tests/e2e/netd_agents.t)
