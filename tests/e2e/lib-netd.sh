@@ -221,7 +221,8 @@ netd_setup() {
 # proxy`, then this test's rules in policy.d/USER-netd.conf: the upstream's names, its
 # addresses as allow_private, the probes' names (which the address checks must refuse),
 # and one credential for api.example.test (x-api-key, $NETD_SECRET) whose variables are
-# $NETD_CRED_ENV (default ABT_API_KEY) and $NETD_CRED_BASE_ENV (default ABT_BASE_URL).
+# $NETD_CRED_ENV (default ABT_API_KEY) and $NETD_CRED_BASE_ENV (default ABT_BASE_URL);
+# NETD_CRED=0 leaves the credential out (tests that do not need the gateway).
 netd_enroll() {
 	local user=$1 proj=$2 try
 	shift 2
@@ -233,10 +234,10 @@ netd_enroll() {
 		sleep $((RANDOM % 3 + 1))
 	done
 	chown "$user:" "$proj" && cp "$NETD_CA" "$proj/ca.pem" && chmod 0644 "$proj/ca.pem" || return 1
-	local key=/etc/agentbox/abt-$user.key
+	local key=/etc/agentbox/abt-$user.key f=/etc/agentbox/policy.d/$user-netd.conf l
+	defer "rm -f '$f' '$key'"
 	printf '%s' "$NETD_SECRET" > "$key" &&
 	chown root:agentbox-netd "$key" && chmod 0640 "$key" || return 1
-	local f=/etc/agentbox/policy.d/$user-netd.conf
 	{
 		echo "[user:$user]"
 		echo "allow_host = api.example.test registry.example.test git.example.test"
@@ -245,19 +246,18 @@ netd_enroll() {
 		echo "allow_host = metadata.example.test:80 loop.example.test:${NETD_LOOP_PORT:-1} self.example.test"
 		echo "deny_host = blocked.example.test"
 		echo "allow_private = $NETD_UP4/32 $NETD_UP6/128"
-		echo "credential = abt-$user"
-		local l
 		for l in "$@"; do echo "$l"; done
-		echo
-		echo "[credential:abt-$user]"
-		echo "host = api.example.test"
-		echo "header = x-api-key"
-		echo "file = $key"
-		echo "env = ${NETD_CRED_ENV:-ABT_API_KEY}"
-		echo "base_url_env = ${NETD_CRED_BASE_ENV:-ABT_BASE_URL}"
-	} > "$f" || return 1
-	chmod 0644 "$f"
-	defer "rm -f '$f' '$key'"
+		if [ "${NETD_CRED:-1}" = 1 ]; then
+			echo "credential = abt-$user"
+			echo
+			echo "[credential:abt-$user]"
+			echo "host = api.example.test"
+			echo "header = x-api-key"
+			echo "file = $key"
+			echo "env = ${NETD_CRED_ENV:-ABT_API_KEY}"
+			echo "base_url_env = ${NETD_CRED_BASE_ENV:-ABT_BASE_URL}"
+		fi
+	} > "$f" && chmod 0644 "$f" || return 1
 	"$E2E_AGENTBOX" check >"$NETD_DIR/check.log" 2>&1 ||
 	    { sed 's/^/# check: /' "$NETD_DIR/check.log"; return 1; }
 }
