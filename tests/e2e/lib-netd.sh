@@ -19,7 +19,7 @@
 # (*.example.test), /etc/resolv.conf points at the upstream's logging DNS, so any name
 # the daemon does look up beyond /etc/hosts shows in the upstream's log (a denied name
 # must not).  The test CA goes into the world's private system store (the gateway
-# verifies against it) and into every project as ca.pem (the box's tools get it
+# verifies against it) and into every project as test-ca.crt (the box's tools get it
 # explicitly).  The box itself (its netns, only lo) is made by pam_agentbox at login.
 #
 # Variables after netd_setup: NETD_X, NETD_NS (daemon side), NETD_UP (upstream netns),
@@ -233,7 +233,9 @@ netd_enroll() {
 		[ "$try" = 5 ] && return 1
 		sleep $((RANDOM % 3 + 1))
 	done
-	chown "$user:" "$proj" && cp "$NETD_CA" "$proj/ca.pem" && chmod 0644 "$proj/ca.pem" || return 1
+	# Not *.pem: the default policy masks that (private keys live in such files).
+	chown "$user:" "$proj" && cp "$NETD_CA" "$proj/test-ca.crt" &&
+	    chmod 0644 "$proj/test-ca.crt" || return 1
 	local key=/etc/agentbox/abt-$user.key f=/etc/agentbox/policy.d/$user-netd.conf l
 	defer "rm -f '$f' '$key'"
 	printf '%s' "$NETD_SECRET" > "$key" &&

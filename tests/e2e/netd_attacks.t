@@ -42,7 +42,7 @@ e2e_audit_since
 
 ## Around the proxy: the box's namespace has only lo (the kernel refuses; nothing to record)
 m=$(upstream_lines)
-out=$(box "curl -sS --noproxy '*' --max-time 10 --cacert ca.pem https://api.example.test/echo 2>&1; echo rc=\$?")
+out=$(box "curl -sS --noproxy '*' --max-time 10 --cacert test-ca.crt https://api.example.test/echo 2>&1; echo rc=\$?")
 like "$out" "rc=7" "curl --noproxy '*' cannot connect (not recordable: ENETUNREACH in a lo-only netns)"
 is "$(probe tcp "$NETD_UP4" 443)" "tcp ENETUNREACH" "raw TCP connect to the upstream's IP: ENETUNREACH (not recordable: no route, no decision)"
 is "$(probe tcp "$NETD_UP6" 443)" "tcp ENETUNREACH" "raw TCP connect to the upstream's IPv6: ENETUNREACH (not recordable)"
@@ -68,14 +68,19 @@ is "$(probe connect "$NETD_UP4:443")" "status 403" "CONNECT to an IP literal: 40
 netd_rec "proto=connect .*event=deny .*host=\"?$NETD_UP4\"? port=443 .*reason=\"?no-rule" >/dev/null &&
     ok "record: CONNECT to an IP literal denied (no-rule)" || not_ok "no record of the IP-literal CONNECT"
 is "$(probe connect "169.254.169.254:80")" "status 403" "CONNECT to the metadata address: 403"
-is "$(probe connect "metadata.example.test:80")" "status 403" "CONNECT to an allowed name that resolves to the metadata address: 403"
+# An allowed name: the daemon answers 200 (spec section 4: the ClientHello is checked
+# first), then resolves and refuses the address: the tunnel is cut, nothing dialled.
+like "$(probe connect metadata.example.test:80 metadata.example.test test-ca.crt)" "tls-cut" \
+    "CONNECT to an allowed name that resolves to the metadata address: cut"
 netd_rec "proto=connect .*event=deny .*host=\"metadata.example.test\" port=80 .*reason=\"?metadata" >/dev/null &&
     ok "record: metadata address refused after resolution" || not_ok "no metadata record"
-is "$(probe connect "loop.example.test:$NETD_LOOP_PORT")" "status 403" "CONNECT to a name that resolves to the host's 127.0.0.1: 403"
+like "$(probe connect "loop.example.test:$NETD_LOOP_PORT" loop.example.test test-ca.crt)" "tls-cut" \
+    "CONNECT to an allowed name that resolves to the host's 127.0.0.1: cut"
 netd_rec "proto=connect .*event=deny .*host=\"loop.example.test\" .*reason=\"?loopback" >/dev/null &&
     ok "record: loopback refused" || not_ok "no loopback record"
 is "$(probe connect "127.0.0.1:$NETD_LOOP_PORT")" "status 403" "CONNECT to 127.0.0.1 literal: 403"
-is "$(probe connect "self.example.test:443")" "status 403" "CONNECT to the host's own address: 403"
+like "$(probe connect self.example.test:443 self.example.test test-ca.crt)" "tls-cut" \
+    "CONNECT to an allowed name that resolves to the host's own address: cut"
 netd_rec "proto=connect .*event=deny .*host=\"self.example.test\" .*reason=\"?(host-address|private-address)" >/dev/null &&
     ok "record: the host's own address refused" || not_ok "no host-address record"
 is "$(probe tcp 127.0.0.1 "$NETD_LOOP_PORT")" "tcp ECONNREFUSED" "direct connect to 127.0.0.1:PORT reaches only the box's own lo (not recordable: nothing listens there)"
@@ -87,13 +92,13 @@ netd_rec "proto=connect .*event=deny .*host=\"blocked.example.test\" .*rule=\"?[
 
 ## SNI/Host mismatch, ECH
 m=$(upstream_lines)
-out=$(probe connect api.example.test:443 registry.example.test ca.pem)
+out=$(probe connect api.example.test:443 registry.example.test test-ca.crt)
 like "$out" "tls-cut" "CONNECT api.example.test then SNI registry.example.test: cut ($out)"
 netd_rec "proto=connect .*host=\"api.example.test\" .*reason=\"?sni-mismatch" >/dev/null &&
     ok "record: sni-mismatch" || not_ok "no sni-mismatch record"
 is "$(tail -n +$((m + 1)) "$NETD_LOG" | grep -c '"sni": "registry.example.test"')" 0 \
     "the mismatched ClientHello never reached the upstream"
-like "$(probe connect api.example.test:443 api.example.test ca.pem)" "tls-ok HTTP/1.1 200" \
+like "$(probe connect api.example.test:443 api.example.test test-ca.crt)" "tls-ok HTTP/1.1 200" \
     "the same CONNECT with the right SNI works"
 ok "ECH: not tried end to end (no ECH-capable client here); netd/sni.c's unit tests cover the refusal"
 
@@ -145,7 +150,7 @@ box './probe.py flood 256 50 15 api.example.test' >/dev/null &
 flood=$!
 defer "kill $flood"
 sleep 7
-like "$(box "curl -sS --max-time 10 --cacert ca.pem https://api.example.test/echo")" '"host"' \
+like "$(box "curl -sS --max-time 10 --cacert test-ca.crt https://api.example.test/echo")" '"host"' \
     "another session of the same user works while one floods"
 wait "$flood"
 

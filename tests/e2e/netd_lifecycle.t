@@ -19,7 +19,7 @@ PROJ=/home/abt_nl1-proj
 NETD_CRED=0 netd_enroll "$U" "$PROJ" || e2e_die "enroll $U with network = proxy"
 uid=$(id -u "$U")
 AUTHLOG=/var/log/auth.log
-curl_echo="curl -sS --max-time 3 --cacert $PROJ/ca.pem -o /dev/null https://api.example.test/echo"
+curl_echo="curl -sS --max-time 3 --cacert $PROJ/test-ca.crt -o /dev/null https://api.example.test/echo"
 
 ## Daemon down: the login is refused
 auth_mark=$(stat -c %s "$AUTHLOG" 2>/dev/null || echo 0)
@@ -39,7 +39,7 @@ LIFE=$PROJ/life.log
 : > "$LIFE"; chown "$U:" "$LIFE"
 e2e_audit_since
 netd_box "$U" "cd $PROJ; echo ses=\$(cat /proc/self/sessionid) >> $LIFE
-	(curl -sS --limit-rate 1M --max-time 60 --cacert ca.pem -o /dev/null \
+	(curl -sS --limit-rate 1M --max-time 60 --cacert test-ca.crt -o /dev/null \
 	    https://api.example.test/bytes/1073741824 2>/dev/null; echo dl-rc=\$? >> $LIFE) &
 	for i in \$(seq 1 150); do $curl_echo 2>/dev/null; echo try-rc=\$? >> $LIFE; sleep 0.2; done" &
 sess=$!

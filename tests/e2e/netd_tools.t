@@ -18,7 +18,7 @@ U=abt_nt1
 PROJ=/home/abt_nt1-proj
 netd_enroll "$U" "$PROJ" || e2e_die "enroll $U with network = proxy"
 cp "$NETD_FIX/probe.py" "$PROJ/probe.py" && chmod 0755 "$PROJ/probe.py"
-CA=$PROJ/ca.pem
+CA=$PROJ/test-ca.crt
 box() { netd_box "$U" "cd $PROJ && $1"; }
 
 ## The box's environment (spec section 6)
