@@ -43,7 +43,7 @@ struct ab_sess {
 	long			 step_us[8];	/* cost of each step, for the debug line */
 };
 
-/* Record why the step failed (first failure wins) and return R (a -errno). */
+/* sessfail.c: record why the step failed (first failure wins) and return R (a -errno). */
 int	ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 

@@ -55,19 +55,6 @@ struct live {
 	char		*service;
 };
 
-int
-ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->why[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(s->why, sizeof(s->why), fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* Log why and refuse the session.  Call right after the failing call so %m is right. */
 static int __attribute__((format(printf, 2, 3)))
 refuse(pam_handle_t *pamh, const char *fmt, ...)
