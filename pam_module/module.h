@@ -76,10 +76,10 @@ int	ab_reaper_start(struct ab_sess *s);
 /* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */
 int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
 
-/* plan.c: fill and write the session plan to AB_PLAN_PATH. */
+/* planfile.c: fill and write the session plan to AB_PLAN_PATH. */
 int	ab_planfile_write(struct ab_sess *s);
 
-/* record.c: audit records (docs/audit-records.md).  ab_record_open returns an fd or
+/* auditrec.c: audit records (docs/audit-records.md).  ab_record_open returns an fd or
  * -errno and asks whether audit is on; ab_record_enabled reads the answer: 1 on, 0 off,
  * -1 unknown. */
 int	ab_record_open(void);
