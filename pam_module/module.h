@@ -79,15 +79,15 @@ int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
 /* planfile.c: fill and write the session plan to AB_PLAN_PATH. */
 int	ab_planfile_write(struct ab_sess *s);
 
-/* auditrec.c: audit records (docs/audit-records.md).  ab_record_open returns an fd or
- * -errno and asks whether audit is on; ab_record_enabled reads the answer: 1 on, 0 off,
+/* auditrec.c: audit records (docs/audit-records.md).  ab_auditrec_open returns an fd or
+ * -errno and asks whether audit is on; ab_auditrec_enabled reads the answer: 1 on, 0 off,
  * -1 unknown. */
-int	ab_record_open(void);
-int	ab_record_enabled(int fd);
-int	ab_record_start(int fd, const struct ab_sess *s, const char *service,
+int	ab_auditrec_open(void);
+int	ab_auditrec_enabled(int fd);
+int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
-int	ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
+int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
 	    pid_t init_pid);
-int	ab_record_refused(int fd, const char *user, const char *service, const char *reason);
+int	ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason);
 
 #endif /* AB_PAM_MODULE_H */

@@ -105,8 +105,8 @@ refuse_session(pam_handle_t *pamh, const char *user, const char *why, int audit_
 
 	pam_syslog(pamh, LOG_ERR, "refusing session of %s: %s", user, why);
 	if (fd < 0)
-		fd = ab_record_open();
-	if (fd >= 0 && ab_record_refused(fd, user, item_str(pamh, PAM_SERVICE), why) != 0)
+		fd = ab_auditrec_open();
+	if (fd >= 0 && ab_auditrec_refused(fd, user, item_str(pamh, PAM_SERVICE), why) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the refusal audit record");
 	if (fd >= 0 && fd != audit_fd)
 		audit_close(fd);
@@ -225,13 +225,13 @@ confine(struct ab_sess *s, const char *cwd, int audit_fd)
 	if ((r = ab_planfile_write(s)) != 0 || (r = ab_world_seal(s)) != 0)
 		goto kill;
 	s->step_us[6] = elapsed_us(&t0);
-	/* The answer to the question ab_record_open asked before we started. */
-	if (audit_fd >= 0 && ab_record_enabled(audit_fd) == 0 &&
+	/* The answer to the question ab_auditrec_open asked before we started. */
+	if (audit_fd >= 0 && ab_auditrec_enabled(audit_fd) == 0 &&
 	    s->pol->audit == AB_AUDIT_REQUIRED) {
 		r = ab_sess_fail(s, -EPERM, "audit is required and disabled in the kernel");
 		goto kill;
 	}
-	if (audit_fd >= 0 && ab_record_start(audit_fd, s, item_str(s->pamh, PAM_SERVICE),
+	if (audit_fd >= 0 && ab_auditrec_start(audit_fd, s, item_str(s->pamh, PAM_SERVICE),
 	    item_str(s->pamh, PAM_TTY), item_str(s->pamh, PAM_RHOST)) != 0 &&
 	    s->pol->audit == AB_AUDIT_REQUIRED) {
 		r = ab_sess_fail(s, -EIO, "audit is required and the start record could not be "
@@ -299,7 +299,7 @@ open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
 	s.gid = pw->pw_gid;
 	s.home = pw->pw_dir;
 	/* Opened in the host's network namespace, before we may leave it. */
-	audit_fd = ab_record_open();
+	audit_fd = ab_auditrec_open();
 	if (audit_fd < 0 && pol->audit == AB_AUDIT_REQUIRED)
 		return refuse_session(pamh, user, "audit is required and unavailable", -1);
 	/* The host's /proc: ours (mounted by pid 1) would not show this process. */
@@ -441,7 +441,7 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 	close(l->init_pidfd);
 	l->init_pidfd = -1;
 	if (l->audit_fd >= 0 &&
-	    ab_record_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
+	    ab_auditrec_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the end record of %s", l->user);
 	if (a.debug)
 		pam_syslog(pamh, LOG_DEBUG, "ended session of %s (ses %u) in %ld us", l->user,
