@@ -40,7 +40,6 @@ struct ab_sess {
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
 	char			 why[512];	/* reason of the first failure, for the auth log */
-	long			 step_us[8];	/* cost of each step, for the debug line */
 };
 
 /* sessfail.c: record why the step failed (first failure wins) and return R (a -errno). */
