@@ -241,10 +241,13 @@ struct sess_clock {
 	long		 us[STEP_N];
 };
 
-static void
-clock_step(struct sess_clock *c, enum sess_step step)
+/* R, what the step that just ran returned; if it succeeded, when it ended. */
+static int
+timed(struct sess_clock *c, enum sess_step step, int r)
 {
-	c->us[step] = elapsed_us(&c->t_steps);
+	if (r == 0)
+		c->us[step] = elapsed_us(&c->t_steps);
+	return r;
 }
 
 static void
@@ -450,37 +453,28 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	clock_gettime(CLOCK_MONOTONIC, &clk.t_steps);
 	/* 3. A fresh audit session, then the network namespace: before the mount namespace,
 	 * as the shared `none` namespace is pinned on the host. */
-	if ((r = fresh_audit_session(&s)) != 0)
+	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0 ||
+	    (r = timed(&clk, STEP_NETNS, ab_netns_enter(&s))) != 0)
 		goto refuse;
-	clock_step(&clk, STEP_LOGINUID);
-	if ((r = ab_netns_enter(&s)) != 0)
-		goto refuse;
-	clock_step(&clk, STEP_NETNS);
 	/* 4. unshare mount, ipc, uts, pid; / a slave tree. */
-	if ((r = unshare_session(&s)) != 0)
+	if ((r = timed(&clk, STEP_UNSHARE, unshare_session(&s))) != 0)
 		goto refuse;
-	clock_step(&clk, STEP_UNSHARE);
 	/* 5. The world: private trees, secrets masked, protected paths read-only. */
-	if ((r = ab_world_build(&s)) != 0)
+	if ((r = timed(&clk, STEP_WORLD, ab_world_build(&s))) != 0 ||
+	    (r = timed(&clk, STEP_MASKS, ab_mask_apply(&s))) != 0)
 		goto refuse;
-	clock_step(&clk, STEP_WORLD);
-	if ((r = ab_mask_apply(&s)) != 0)
-		goto refuse;
-	clock_step(&clk, STEP_MASKS);
 	reenter_cwd(cwd);
 	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
-	if ((r = ab_reaper_start(&s)) != 0)
+	if ((r = timed(&clk, STEP_PID1, ab_reaper_start(&s))) != 0)
 		goto refuse;
-	clock_step(&clk, STEP_PID1);
 	/* 7. Hand-off to host-side helpers: none exists yet; it goes here. */
 	/* 8. The session plan, then /run/agentbox sealed read-only. */
-	if ((r = ab_planfile_write(&s)) != 0 || (r = ab_world_seal(&s)) != 0)
+	if ((r = ab_planfile_write(&s)) != 0 ||
+	    (r = timed(&clk, STEP_PLAN, ab_world_seal(&s))) != 0)
 		goto kill;
-	clock_step(&clk, STEP_PLAN);
 	/* 9. The start record. */
-	if ((r = start_record(&s, audit_fd)) != 0)
+	if ((r = timed(&clk, STEP_RECORD, start_record(&s, audit_fd))) != 0)
 		goto kill;
-	clock_step(&clk, STEP_RECORD);
 
 	if ((r = keep_live(pamh, &s, audit_fd)) != 0) {
 		ab_sess_fail(&s, r, "out of memory");
