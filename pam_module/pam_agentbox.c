@@ -1,7 +1,8 @@
 /*
  * pam_agentbox: the privileged half of agentbox.  A PAM session module that builds the
  * world every enrolled user's session lives in, inside the process of su, sshd, sudo,
- * runuser or login, before any code of the agent runs.  See DESIGN.md for the shape.
+ * runuser or login, before any code of the agent runs.  open_steps() below is the order
+ * of operations, numbered as DESIGN.md's Shape numbers it.
  *
  *   session required pam_agentbox.so [debug] [root=DIR] [init=PATH]
  *
