@@ -117,13 +117,13 @@ int	ab_policy_check(const char *root, const char *file, struct ab_strv *users,
  * Returns 1 if mentioned, 0 if not, -EINVAL for a NULL or empty USER, and another
  * -errno if any file cannot be read safely (unsafe owner or mode, symlink, too big, I/O),
  * whether or not USER was found elsewhere.  A missing agentbox.conf or policy.d is not
- * an error, as for ab_policy_load.  Additive to the first API.
+ * an error, as for ab_policy_load.
  */
 int	ab_policy_mentions_user(const char *root, const char *user);
 
 /*
  * Like ab_policy_load, for the one policy FILE (a path, read under the same safety
- * rules, no policy.d): what "agentbox check FILE" prints.  Additive to the first API.
+ * rules, no policy.d): what "agentbox check FILE" prints.
  */
 int	ab_policy_load_file(const char *file, const char *user, struct ab_policy **out,
 	    struct ab_diag *diag);
@@ -146,7 +146,7 @@ int	ab_pattern_match(const char *pattern, const char *path, int is_dir);
 /*
  * ab_pattern_match with FLAGS; AB_PATTERN_CASEFOLD: ASCII letters match either case, in
  * literals and '[...]' classes alike (git's core.ignorecase).  The mask walk uses it for
- * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.  Additive.
+ * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.
  */
 #define AB_PATTERN_CASEFOLD	0x1u
 int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
@@ -158,7 +158,7 @@ int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
  * and up to AB_UNDECORATE_DEPTH stacked trailing ones: "~", ".~N~", ".swa".."swz",
  * ".bak", ".backup", ".bk", ".orig", ".rej", ".old", ".save", ".sav", ".tmp", ".temp"
  * (any case) and ".N" (digits).  Each one is NAME[off, off + len), written to OUT
- * without duplicates ("", "." and ".." left out); returns how many.  Additive.
+ * without duplicates ("", "." and ".." left out); returns how many.
  */
 struct ab_name_span {
 	size_t off, len;
