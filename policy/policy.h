@@ -63,6 +63,49 @@ struct ab_policy {
 	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
 
+/* "none", "loopback", "host", "tcp" (the policy then adds ":PORT,..."); "?" if unknown. */
+const char *ab_network_name(enum ab_network n);
+/* "required", "best-effort"; "?" if unknown. */
+const char *ab_audit_name(enum ab_audit_mode a);
+
+/*
+ * The policy keys as data (the table itself is AB_POLICY_KEYS in policy/internal.h):
+ * what agentbox check prints and what agentbox.conf(5) must list, in the same order.
+ */
+enum ab_key_kind {
+	AB_KIND_PATHS,		/* list of absolute paths */
+	AB_KIND_PATTERNS,	/* list of gitignore-style patterns */
+	AB_KIND_ENV_NAMES,	/* list of environment variable names */
+	AB_KIND_PATH,		/* one absolute path */
+	AB_KIND_ABI,		/* one Landlock ABI version, 1 to 7 */
+	AB_KIND_NETWORK,	/* enum ab_network, with ports for tcp */
+	AB_KIND_AUDIT,		/* enum ab_audit_mode */
+};
+/* Section kinds, as a mask of where a key may appear. */
+#define AB_SECT_DEFAULTS	0x1u	/* [defaults] */
+#define AB_SECT_USER		0x2u	/* [user:NAME] */
+enum ab_key_merge {
+	AB_MERGE_APPEND,	/* every line adds items: defaults first, duplicates removed */
+	AB_MERGE_LAST,		/* last line wins, [user:NAME] over [defaults]; files must agree */
+};
+struct ab_key_info {
+	const char	 *name;
+	enum ab_key_kind  kind;
+	unsigned int	  sections;	/* AB_SECT_* */
+	enum ab_key_merge merge;
+	const char	 *arg;		/* the value's syntax: "PATH ...", "none | ..." */
+	const char	 *doc;		/* one line: the first line of its agentbox.conf(5) entry */
+};
+/* Key I (0, 1, ... in documentation order), or NULL past the last one. */
+const struct ab_key_info *ab_policy_key(size_t i);
+/* P's list for key I, or NULL when key I is not a list (or there is no key I). */
+const struct ab_strv *ab_policy_list(const struct ab_policy *p, size_t i);
+/*
+ * P's value for key I as the policy would spell it ("tcp:53,443", "/bin/bash", "1",
+ * "required"), malloc'd into *out.  0, -EINVAL for a list key or no key I, -ENOMEM.
+ */
+int	ab_policy_scalar(const struct ab_policy *p, size_t i, char **out);
+
 /* Diagnostics: every problem found, each "FILE:LINE: reason" (or "FILE: reason"). */
 struct ab_diag {
 	char	**msg;
