@@ -85,40 +85,51 @@ put_list(const char *label, const struct ab_strv *sv)
 		put_scalar(i == 0 ? label : "", sv->v[i]);
 }
 
-static void
-put_network(const struct ab_policy *p)
-{
-	static const char *const names[] = { "none", "loopback", "host", "tcp" };
-	size_t i;
-
-	printf("  %-*s %s", LABEL_WIDTH, "network",
-	    (unsigned)p->network < 4 ? names[p->network] : "?");
-	for (i = 0; i < p->nports; i++)
-		printf("%c%u", i == 0 ? ':' : ',', (unsigned)p->ports[i]);
-	putchar('\n');
-}
-
-static void
+/* USER's compiled policy: the digest, then every key in the table's order. */
+static int
 print_policy(const struct ab_policy *p)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], abi[16];
+	const struct ab_key_info *k;
+	const struct ab_strv *sv;
+	char hex[2 * AB_DIGEST_LEN + 1], *s;
+	size_t i;
+	int r;
 
 	ab_digest_hex(p->digest, hex);
 	printf("[user:");
 	put_value(p->user);
 	printf("]\n");
 	put_scalar("digest", hex);
-	put_list("project", &p->project);
-	put_list("read", &p->read);
-	put_list("write", &p->write);
-	put_list("mask", &p->mask);
-	put_list("protect", &p->protect);
-	put_network(p);
-	put_scalar("shell", p->shell);
-	put_list("env_keep", &p->env_keep);
-	snprintf(abi, sizeof(abi), "%d", p->landlock_min_abi);
-	put_scalar("landlock_min_abi", abi);
-	put_scalar("audit", p->audit == AB_AUDIT_REQUIRED ? "required" : "best-effort");
+	for (i = 0; (k = ab_policy_key(i)) != NULL; i++) {
+		if ((sv = ab_policy_list(p, i)) != NULL) {
+			put_list(k->name, sv);
+			continue;
+		}
+		if ((r = ab_policy_scalar(p, i, &s)) != 0)
+			return r;
+		put_scalar(k->name, s);
+		free(s);
+	}
+	return 0;
+}
+
+/*
+ * The hidden --keys: the key table, one key per line, NAME TAB ARG TAB SECTIONS TAB
+ * MERGE TAB DOC, for the test that agentbox.conf(5) documents every key as the table
+ * has it (tests/unit/policy_check_keys.t).
+ */
+static void
+print_keys(void)
+{
+	const struct ab_key_info *k;
+	size_t i;
+
+	for (i = 0; (k = ab_policy_key(i)) != NULL; i++)
+		printf("%s\t%s\t%s%s%s\t%s\t%s\n", k->name, k->arg,
+		    k->sections & AB_SECT_DEFAULTS ? "[defaults]" : "",
+		    (k->sections & AB_SECT_DEFAULTS) && (k->sections & AB_SECT_USER) ? " " : "",
+		    k->sections & AB_SECT_USER ? "[user:NAME]" : "",
+		    k->merge == AB_MERGE_APPEND ? "append" : "last", k->doc);
 }
 
 static void
@@ -154,9 +165,13 @@ show_user(const char *root, const char *file, const char *user)
 		ab_diag_free(&diag);
 		return 1;
 	}
-	print_policy(p);
-	ab_policy_free(p);
 	ab_diag_free(&diag);
+	if ((r = print_policy(p)) != 0) {
+		fprintf(stderr, "agentbox check: %s: %s\n", user, strerror(-r));
+		ab_policy_free(p);
+		return 1;
+	}
+	ab_policy_free(p);
 	return 0;
 }
 
@@ -240,6 +255,7 @@ cmd_check(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "keys", no_argument, NULL, 'k' },	/* hidden: see print_keys() */
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *opt_root = NULL, *user = NULL, *root, *file;
@@ -261,6 +277,9 @@ cmd_check(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'k':
+			print_keys();
+			return fflush(stdout) == 0 ? 0 : 1;
 		default:
 			usage(stderr);
 			return 2;
