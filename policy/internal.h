@@ -101,7 +101,7 @@ struct ab_strv *ab_policy_strv(struct ab_policy *p, enum ab_key k);
 	X(AB_AUDIT_REQUIRED, "required", "") X(AB_AUDIT_BEST_EFFORT, "best-effort", "")
 /* "none | loopback | host | tcp:PORT[,PORT...]": a string constant, " | " cut off. */
 #define AB_ENUM_ALT(VALUE, NAME, SUFFIX) " | " NAME SUFFIX
-#define AB_ENUM_ARG(MODES) (MODES(AB_ENUM_ALT) + 3)
+#define AB_ENUM_ARG(MODES) (&(MODES(AB_ENUM_ALT))[3])
 
 /*
  * Value I (0, 1, ...) of enum kind K, its SUFFIX in *suffix (may be NULL); NULL past
