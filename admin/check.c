@@ -113,25 +113,6 @@ print_policy(const struct ab_policy *p)
 	return 0;
 }
 
-/*
- * The hidden --keys: the key table, one key per line, NAME TAB ARG TAB SECTIONS TAB
- * MERGE TAB DOC, for the test that agentbox.conf(5) documents every key as the table
- * has it (tests/unit/policy_check_keys.t).
- */
-static void
-print_keys(void)
-{
-	const struct ab_key_info *k;
-	size_t i;
-
-	for (i = 0; (k = ab_policy_key(i)) != NULL; i++)
-		printf("%s\t%s\t%s%s%s\t%s\t%s\n", k->name, k->arg,
-		    k->sections & AB_SECT_DEFAULTS ? "[defaults]" : "",
-		    (k->sections & AB_SECT_DEFAULTS) && (k->sections & AB_SECT_USER) ? " " : "",
-		    k->sections & AB_SECT_USER ? "[user:NAME]" : "",
-		    k->merge == AB_MERGE_APPEND ? "append" : "last", k->doc);
-}
-
 static void
 print_diag(const struct ab_diag *d)
 {
@@ -255,7 +236,6 @@ cmd_check(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "keys", no_argument, NULL, 'k' },	/* hidden: see print_keys() */
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *opt_root = NULL, *user = NULL, *root, *file;
@@ -277,9 +257,6 @@ cmd_check(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case 'k':
-			print_keys();
-			return fflush(stdout) == 0 ? 0 : 1;
 		default:
 			usage(stderr);
 			return 2;
