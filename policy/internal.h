@@ -31,8 +31,12 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
  * row order, then the lists in row order).  An X-macro rather than a const array with
  * offsetof: each expansion names the struct member directly, so the compiler checks its
  * type against the kind's code, and the static shell (plan.c, musl) never references
- * the parser's validators.  Adding a key is one row plus its mechanism (its member in
- * struct ab_policy; a new kind's code in each file, where the switch warnings point).
+ * the parser's validators.  Adding a key is one row plus its mechanism: its member in
+ * struct ab_policy, and for a new kind that kind's code in each file (the compiler
+ * points at each place: an undefined <OP>_<KIND> macro, an enum case not handled).  A
+ * new section kind ([credential:NAME], [hosts:NAME]) is one AB_SECT_* bit, its header
+ * in parse.c's section_line(), and its keys' rows: the parser refuses a key in a
+ * section its SECTIONS column leaves out.
  *
  *   X(ID, NAME, KIND, MEMBER, SECTIONS, MERGE, VALID, ARG, DOC)
  *   ID        AB_KEY_<ID>
@@ -42,7 +46,9 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
  *   SECTIONS  AB_SECT_* where it may appear
  *   MERGE     AB_MERGE_*: how repeated lines combine
  *   VALID     parse.c's extra check of a value against the host, or NULL
- *   ARG, DOC  struct ab_key_info: the value's syntax and one line for agentbox.conf(5)
+ *   ARG, DOC  struct ab_key_info: the value's syntax and one line, which
+ *             agentbox.conf(5) heads and opens the key's entry with
+ *             (tests/unit/policy_check_keys.t holds the page to them)
  */
 #define AB_SECT_POLICY	(AB_SECT_DEFAULTS | AB_SECT_USER)
 #define AB_POLICY_KEYS(X) \
