@@ -51,7 +51,9 @@ const struct ab_strv *
 ab_policy_list(const struct ab_policy *p, size_t i)
 {
 	/* The cast only lets one accessor serve both; nothing is written through it. */
-	return i < AB_KEY_N ? ab_policy_strv((struct ab_policy *)p, (enum ab_key)i) : NULL;
+	if (i >= AB_KEY_N)
+		return NULL;
+	return ab_policy_strv((struct ab_policy *)p, (enum ab_key)i);
 }
 
 /* What each kind owns in struct ab_policy. */

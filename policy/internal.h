@@ -41,7 +41,8 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
  *   X(ID, NAME, KIND, MEMBER, SECTIONS, MERGE, VALID, ARG, DOC)
  *   ID        AB_KEY_<ID>
  *   NAME      the key as written in the policy and in the plan
- *   KIND      AB_KIND_<KIND>: the value's syntax, checked by the parser and the plan reader
+ *   KIND      AB_KIND_<KIND>: the value's syntax, which the parser and the plan
+ *             reader check
  *   MEMBER    its member of struct ab_policy
  *   SECTIONS  AB_SECT_* where it may appear
  *   MERGE     AB_MERGE_*: how repeated lines combine
@@ -55,10 +56,10 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 	X(PROJECT, "project", PATHS, project, AB_SECT_POLICY, AB_MERGE_APPEND, \
 	    check_project, "DIR ...", \
 	    "Directories the agent works in: read, write, create, remove, rename.") \
-	X(READ, "read", PATHS, read, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, "PATH ...", \
-	    "Paths the session may read, list and execute.") \
-	X(WRITE, "write", PATHS, write, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, "PATH ...", \
-	    "Paths the session may read and write.") \
+	X(READ, "read", PATHS, read, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
+	    "PATH ...", "Paths the session may read, list and execute.") \
+	X(WRITE, "write", PATHS, write, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
+	    "PATH ...", "Paths the session may read and write.") \
 	X(MASK, "mask", PATTERNS, mask, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
 	    "PATTERN ...", "Secrets: what matches is denied, by every name.") \
 	X(PROTECT, "protect", PATTERNS, protect, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
@@ -67,8 +68,9 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 	    AB_ENUM_ARG(AB_NETWORK_MODES), "What the session may reach on the network.") \
 	X(SHELL, "shell", PATH, shell, AB_SECT_POLICY, AB_MERGE_LAST, NULL, "PATH", \
 	    "The real shell the session runs once it is locked.") \
-	X(ENV_KEEP, "env_keep", ENV_NAMES, env_keep, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
-	    "NAME ...", "Environment variables the session keeps beyond the fixed allow-list.") \
+	X(ENV_KEEP, "env_keep", ENV_NAMES, env_keep, AB_SECT_POLICY, AB_MERGE_APPEND, \
+	    NULL, "NAME ...", \
+	    "Environment variables the session keeps beyond the fixed allow-list.") \
 	X(LANDLOCK_MIN_ABI, "landlock_min_abi", ABI, landlock_min_abi, AB_SECT_POLICY, \
 	    AB_MERGE_LAST, NULL, "N", \
 	    "Refuse the session when the kernel's Landlock ABI is below N.") \

@@ -34,7 +34,7 @@
 #include "internal.h"
 
 /* The keys are AB_POLICY_KEYS (internal.h); entries also record section headers. */
-#define KEY_SECTION	AB_KEY_N	/* a [user:NAME] or [defaults] header, for line numbers */
+#define KEY_SECTION	AB_KEY_N	/* a [user:NAME] or [defaults] header, by line */
 
 static const char *const key_names[AB_KEY_N] = {
 #define NAME(ID, NAME, ...) [AB_KEY_##ID] = NAME,
@@ -74,7 +74,7 @@ struct reader {
 	uint32_t	 file, line;
 	enum sect_state	 state;
 	const char	*sect;		/* current user name; NULL = defaults */
-	unsigned int	 sect_kind;	/* AB_SECT_* of the current section; 0 = none valid */
+	unsigned int	 sect_kind;	/* AB_SECT_* of that section; 0 = none valid */
 	int		 want_handler;	/* the line given to inih was KEY = VALUE */
 	int		 handled;	/* and inih called the handler for it */
 };
@@ -612,7 +612,8 @@ valid_tcp(struct reader *rd, const char *key, const char *v, const char *p)
 			port = port * 10 + (unsigned long)(*p++ - '0');
 		if (p == start || (*p != ',' && *p != '\0') || port < 1 || port > 65535 ||
 		    (*start == '0')) {
-			bad(rd, "%s: bad port in '%s' (want %s%s, 1-65535)", key, v, tcp, suffix);
+			bad(rd, "%s: bad port in '%s' (want %s%s, 1-65535)", key, v, tcp,
+			    suffix);
 			return 0;
 		}
 		if (*p == '\0')
@@ -855,7 +856,7 @@ check_conflicts(struct ab_pset *ps, const size_t *idx, size_t n)
 			final_value(ps, &first[e->key], last[e->key], &reported[e->key]);
 		last[e->key] = e;
 	}
-	for (key = 0; key < AB_KEY_N; key++)	/* only AB_MERGE_LAST keys have a last */
+	for (key = 0; key < AB_KEY_N; key++)	/* only AB_MERGE_LAST keys have one */
 		if (last[key] != NULL)
 			final_value(ps, &first[key], last[key], &reported[key]);
 }

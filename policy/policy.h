@@ -63,7 +63,7 @@ struct ab_policy {
 	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
 
-/* "none", "loopback", "host", "tcp" (the policy then adds ":PORT,..."); "?" if unknown. */
+/* "none", "loopback", "host", "tcp" (the policy adds ":PORT,..."); "?" if unknown. */
 const char *ab_network_name(enum ab_network n);
 /* "required", "best-effort"; "?" if unknown. */
 const char *ab_audit_name(enum ab_audit_mode a);
@@ -84,17 +84,24 @@ enum ab_key_kind {
 /* Section kinds, as a mask of where a key may appear. */
 #define AB_SECT_DEFAULTS	0x1u	/* [defaults] */
 #define AB_SECT_USER		0x2u	/* [user:NAME] */
+/*
+ * How repeated lines combine.  APPEND: every line adds items, defaults first,
+ * duplicates removed.  LAST: the last line wins, [user:NAME] over [defaults], and
+ * files must agree.
+ */
 enum ab_key_merge {
-	AB_MERGE_APPEND,	/* every line adds items: defaults first, duplicates removed */
-	AB_MERGE_LAST,		/* last line wins, [user:NAME] over [defaults]; files must agree */
+	AB_MERGE_APPEND,
+	AB_MERGE_LAST,
 };
+/* ARG is the value's syntax ("PATH ...", "none | ..."), DOC one line, both as the
+ * key's entry in agentbox.conf(5) starts. */
 struct ab_key_info {
 	const char	 *name;
 	enum ab_key_kind  kind;
 	unsigned int	  sections;	/* AB_SECT_* */
 	enum ab_key_merge merge;
-	const char	 *arg;		/* the value's syntax: "PATH ...", "none | ..." */
-	const char	 *doc;		/* one line: the first line of its agentbox.conf(5) entry */
+	const char	 *arg;
+	const char	 *doc;
 };
 /* Key I (0, 1, ... in documentation order), or NULL past the last one. */
 const struct ab_key_info *ab_policy_key(size_t i);

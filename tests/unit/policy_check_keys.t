@@ -42,13 +42,15 @@ is "$rc" 0 "policy-check --keys: exit 0"
 page=$(page_keys)
 
 # Keys of [defaults] and [user:NAME] are the ones the KEYS section documents.
-want=$(printf '%s\n' "$table" | awk -F'\t' '$3 ~ /\[defaults\]|\[user:NAME\]/ { print $1 "\t" $2 "\t" $5 }')
-is "$(printf '%s\n' "$page" | cut -f1 | tr '\n' ' ')" \
-    "$(printf '%s\n' "$want" | cut -f1 | tr '\n' ' ')" "KEYS lists the table's keys, in its order"
+want=$(printf '%s\n' "$table" |
+    awk -F'\t' '$3 ~ /\[defaults\]|\[user:NAME\]/ { print $1 "\t" $2 "\t" $5 }')
+names() { printf '%s\n' "$1" | cut -f1 | tr '\n' ' '; }
+is "$(names "$page")" "$(names "$want")" "KEYS lists the table's keys, in its order"
 while IFS=$'\t' read -r name arg doc; do
 	[ -n "$name" ] || continue
 	got=$(printf '%s\n' "$page" | awk -F'\t' -v k="$name" '$1 == k')
-	is "$got" "$name"$'\t'"$arg"$'\t'"$doc" "$name: header '$name $arg' and first line as in the table"
+	is "$got" "$name"$'\t'"$arg"$'\t'"$doc" \
+	    "$name: header '$name $arg' and first line as in the table"
 done <<< "$want"
 
 # A key of any other section kind is documented somewhere in the page too.

@@ -16,12 +16,15 @@ print_keys(void)
 	const struct ab_key_info *k;
 	size_t i;
 
-	for (i = 0; (k = ab_policy_key(i)) != NULL; i++)
+	for (i = 0; (k = ab_policy_key(i)) != NULL; i++) {
+		unsigned int both = AB_SECT_DEFAULTS | AB_SECT_USER;
+
 		printf("%s\t%s\t%s%s%s\t%s\t%s\n", k->name, k->arg,
 		    k->sections & AB_SECT_DEFAULTS ? "[defaults]" : "",
-		    (k->sections & AB_SECT_DEFAULTS) && (k->sections & AB_SECT_USER) ? " " : "",
+		    (k->sections & both) == both ? " " : "",
 		    k->sections & AB_SECT_USER ? "[user:NAME]" : "",
 		    k->merge == AB_MERGE_APPEND ? "append" : "last", k->doc);
+	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
