@@ -91,8 +91,8 @@ $(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) $(UT
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS) \
 	  $(ORACLE_LIBS)
-tests/unit/policy_check.t: $(B)/tests/policy-check
-UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t
+tests/unit/policy_check.t tests/unit/policy_check_keys.t: $(B)/tests/policy-check
+UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t tests/unit/policy_check_keys.t
 
 # libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/).  The library sources
 # are compiled into each fuzzer so the sanitizers and coverage see inside them.
