@@ -25,7 +25,7 @@ PKGS    := pam libseccomp audit auparse inih nettle libcrypto
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIC \
-           -Ipolicy -I$(B)
+           -Ipolicy -Ilib -I$(B)
 LDFLAGS += -Wl,-z,relro,-z,now
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -50,6 +50,7 @@ UNINSTALL   :=	# uninstall-* targets
 FUZZERS     :=
 CLEAN       :=
 
+include lib/build.mk
 include policy/build.mk
 -include pam_module/build.mk
 -include shell/build.mk

@@ -4,16 +4,18 @@
  * executable) on every regular file, over the existing tree.  Revoking removes exactly
  * that entry again and drops the mask / default ACL when nothing else needs them.
  *
- * Except for what the user's policy masks (FINDINGS F7): an entry whose path relative
- * to the project matches a `mask` pattern, as the PAM module's mask walk matches it
- * (ASCII case folded, and a name with an editor/backup decoration removed), gets an
- * explicit user:AGENT:--- instead (and default user:AGENT:--- on a directory), and the
- * walk does not enter a masked directory.  Inside a session the mask mount hides the
- * file; this denial holds on the host's inode too, so an fd of the host's tree passed
- * into a session (SCM_RIGHTS from an agent-uid process outside any session) still
- * cannot read it.  A named-user entry wins over group and other bits, so --- denies
- * even a world-readable secret.  Masked regular files are denied even with several
- * links (a denial can only narrow what the other names give).
+ * Except for what the user's policy masks (FINDINGS F7): an entry the session masks,
+ * decided by the same mask set as the PAM module's mask walk (ab_maskset_match: relative
+ * to every tree that holds it, so a home pattern reaches into a project inside the home;
+ * ASCII case folded; a name with an editor/backup decoration removed), gets an explicit
+ * user:AGENT:--- instead (and default user:AGENT:--- on a directory), and the walk does
+ * not enter a masked directory; the project's root too, when an enclosing tree masks
+ * it.  Inside a session the mask mount hides the file; this denial holds on the host's
+ * inode too, so an fd of the host's tree passed into a session (SCM_RIGHTS from an
+ * agent-uid process outside any session) still cannot read it.  A named-user entry wins
+ * over group and other bits, so --- denies even a world-readable secret.  Masked regular
+ * files are denied even with several links (a denial can only narrow what the other
+ * names give).
  *
  * The walk runs as root over trees other users can write, so (DESIGN.md pitfalls):
  * fd-relative, never following a symlink (O_NOFOLLOW, then fstat of the opened fd must
@@ -39,7 +41,6 @@
 
 #include "admin.h"
 
-#define WALK_MAX_DEPTH 512
 #define PROGRESS_EVERY_NS (3 * 1000000000LL)	/* default */
 
 enum how {
@@ -56,8 +57,7 @@ struct walk {
 	const struct adm_acl_opts *opts;
 	struct adm_acl_stats *st;
 	long long next_progress;	/* CLOCK_MONOTONIC ns; 0: no progress reports */
-	char	 path[PATH_MAX];	/* relative to the project, for messages */
-	char	 alt[PATH_MAX];		/* path with a decoration of its last name removed */
+	char	 path[PATH_MAX];	/* relative to the project: messages, mask matching */
 	char	*why;
 	size_t	 whylen;
 };
@@ -204,36 +204,17 @@ out:
 	return r;
 }
 
-/*
- * Does w->path, whose last component is NAME, match a mask pattern?  As the PAM mask
- * walk (pam_module/mask.c) decides: case folded, and also with one editor or backup
- * decoration of NAME removed (".env~" holds what ".env" holds).  Only the last
- * component is undecorated: the walk never enters a masked parent.
- */
+/* Does the session mask w->path (the walk's contract: its parents were not)?  1/0/-errno. */
 static int
-masked(struct walk *w, const char *name, int is_dir)
+masked(struct walk *w, int is_dir)
 {
-	const struct ab_strv *m = w->opts != NULL ? w->opts->mask : NULL;
-	struct ab_name_span sp[AB_UNDECORATE_MAX];
-	size_t len = strlen(name), dir, i, j, n;
+	int r;
 
-	if (m == NULL || m->n == 0)
+	if (w->opts == NULL || w->opts->masks == NULL)
 		return 0;
-	for (i = 0; i < m->n; i++)
-		if (ab_pattern_match_flags(m->v[i], w->path, is_dir, AB_PATTERN_CASEFOLD))
-			return 1;
-	if ((n = ab_pattern_undecorate(name, sp)) == 0)
-		return 0;
-	dir = strlen(w->path) - len;
-	memcpy(w->alt, w->path, dir);	/* a span is shorter than NAME: it fits */
-	for (j = 0; j < n; j++) {
-		memcpy(w->alt + dir, name + sp[j].off, sp[j].len);
-		w->alt[dir + sp[j].len] = '\0';
-		for (i = 0; i < m->n; i++)
-			if (ab_pattern_match_flags(m->v[i], w->alt, is_dir, AB_PATTERN_CASEFOLD))
-				return 1;
-	}
-	return 0;
+	if ((r = ab_maskset_match(w->opts->masks, w->opts->tree, w->path, is_dir)) < 0)
+		return fail(w, r, "match the masks on");
+	return r;
 }
 
 static long long
@@ -306,8 +287,11 @@ visit(struct walk *w, int dfd, const char *name, int depth)
 	}
 	if (!S_ISDIR(before.st_mode) && !S_ISREG(before.st_mode))
 		return 0;	/* symlinks, FIFOs, sockets, devices: no grant needed or wanted */
-	if (w->grant && masked(w, name, S_ISDIR(before.st_mode)))
+	if (w->grant && (r = masked(w, S_ISDIR(before.st_mode))) != 0) {
+		if (r < 0)
+			return r;
 		how = DENY;
+	}
 	if (S_ISREG(before.st_mode) && before.st_nlink > 1) {
 		/* Other names may lie outside the project: never grant there.  A denial
 		 * only narrows; revoking takes back only a --- we may have set. */
@@ -349,7 +333,7 @@ walk_dir(struct walk *w, int dfd, int depth)
 	DIR *d;
 	int r = 0;
 
-	if (depth > WALK_MAX_DEPTH) {
+	if (depth > AB_WALK_MAX_DEPTH) {
 		close(dfd);
 		return fail(w, -ELOOP, "too deep at");
 	}
@@ -386,6 +370,7 @@ walk_tree(const char *dir, uid_t uid, int grant, const struct adm_acl_opts *opts
 {
 	struct walk w = { .uid = uid, .grant = grant, .opts = opts, .st = st, .why = why,
 	    .whylen = whylen };
+	enum how how = grant ? GRANT : REVOKE;
 	struct stat sb;
 	int fd, r;
 
@@ -401,8 +386,16 @@ walk_tree(const char *dir, uid_t uid, int grant, const struct adm_acl_opts *opts
 		return fail(&w, r, "fstat");
 	}
 	w.dev = sb.st_dev;
-	/* The project itself is never masked: its path relative to itself is empty. */
-	if ((r = apply(&w, fd, &sb, grant ? GRANT : REVOKE)) != 0) {
+	/* The project's root is masked only from an enclosing tree (its path relative to
+	 * itself is empty): the home's "/proj/" hides the whole project in a session. */
+	if (grant && (r = masked(&w, 1)) != 0) {
+		if (r < 0) {
+			close(fd);
+			return r;
+		}
+		how = DENY;
+	}
+	if ((r = apply(&w, fd, &sb, how)) != 0 || how == DENY) {
 		close(fd);
 		return r;
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "abutil.h"
 #include "policy.h"
 
 #define AB_PAM_PROFILE_NAME	"agentbox"
@@ -30,7 +31,7 @@
 /* Messages (util.c).  die* never return; "agentbox: " is prepended. */
 void	die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void	die_errno(int err, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-void	warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	adm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -54,11 +55,24 @@ int	adm_mkdir_p(const char *path, mode_t mode);
 int	adm_has_line(const char *buf, const char *line);
 /* New malloc'd buffer without any line equal to LINE; *removed counts them. */
 char	*adm_without_line(const char *buf, const char *line, int *removed);
+/*
+ * Make PATH hold exactly TEXT.  If it already does: 0, nothing said or written.
+ * Otherwise the change goes through act(FMT, ...); unless that says no (--dry-run,
+ * which then reports it truthfully), DIR (when not NULL) is created with DIR_MODE and
+ * PATH replaced with adm_write_file(MODE).  1 when PATH was written, 0 when not,
+ * -errno on failure.
+ */
+int	adm_write_if_changed(const char *path, const char *text, mode_t mode,
+	    const char *dir, mode_t dir_mode, const char *fmt, ...)
+	    __attribute__((format(printf, 6, 7)));
+/*
+ * Drop every line of PATH equal to LINE (adm_has_line's match), through
+ * act("remove WHAT from PATH").  With UNLINK_EMPTY a file left empty is removed
+ * instead.  A missing PATH, or one without LINE, is left alone.  0 or -errno.
+ */
+int	adm_remove_line(const char *path, const char *line, const char *what, int unlink_empty);
 int	adm_path_exists(const char *path);
-/* String vectors: push copies S; free releases all.  0 or -ENOMEM. */
-int	adm_strv_push(struct ab_strv *sv, const char *s);
-void	adm_strv_free(struct ab_strv *sv);
-int	adm_strv_has(const struct ab_strv *sv, const char *s);
+/* String vectors: ab_strv_push, ab_strv_has, ab_strv_free (lib/abutil.h). */
 
 /*
  * Run ARGV[0] (absolute) with a fixed environment, no shell.  When OUT is not NULL it
@@ -68,7 +82,6 @@ int	adm_strv_has(const struct ab_strv *sv, const char *s);
 int	adm_run(const char *const argv[], char **out, int quiet);
 
 /* Users (user.c). */
-int	adm_valid_username(const char *name);
 int	adm_user_ensure(const char *user, const char *shell, int *created);
 int	adm_user_remove(const char *user);
 int	adm_shells_remove(const char *shell);
@@ -81,8 +94,11 @@ struct adm_acl_stats {
 	unsigned long	masked;		/* given user:UID:--- (grant only) */
 };
 struct adm_acl_opts {
-	/* The user's compiled mask patterns (grant): matches get --- and are not entered. */
-	const struct ab_strv *mask;
+	/* The user's masks (grant), as the session decides them: ab_maskset_new with
+	 * AB_MASKSET_MASKS over the home and the policy's projects; DIR is tree TREE of it.
+	 * Matches get --- and are not entered.  NULL: nothing masked. */
+	const struct ab_maskset *masks;
+	size_t	tree;
 	/* Called every few seconds during a long walk with the entry being visited. */
 	void	(*progress)(const struct adm_acl_stats *st, const char *path, void *arg);
 	void	*arg;

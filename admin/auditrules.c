@@ -227,7 +227,7 @@ rules_file(const char *user, char *path, size_t len)
 static int
 write_rules_file(const char *user, uid_t uid)
 {
-	char path[PATH_MAX], line[256], *text = NULL, *old = NULL;
+	char path[PATH_MAX], line[256], *text = NULL;
 	size_t len = 0, i;
 	FILE *f;
 	int r;
@@ -247,18 +247,10 @@ write_rules_file(const char *user, uid_t uid)
 		free(text);
 		return -ENOMEM;
 	}
-	if (adm_read_file(path, &old, NULL) == 0 && strcmp(old, text) == 0) {
-		free(old);
-		free(text);
-		return 0;
-	}
-	free(old);
-	r = 0;
-	if (act("write the audit rules file %s", path) &&
-	    (r = adm_mkdir_p(AB_AUDIT_RULES_DIR, 0750)) == 0)
-		r = adm_write_file(path, text, len, 0640);
+	r = adm_write_if_changed(path, text, 0640, AB_AUDIT_RULES_DIR, 0750,
+	    "write the audit rules file %s", path);
 	free(text);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /*
@@ -384,18 +376,12 @@ adm_audit_backlog_install(void)
 	    "-b 8192\n"
 	    "--backlog_wait_time 60000\n";
 	unsigned limit = 0;
-	char *old = NULL;
 	int fd, r;
 
-	if (adm_read_file(AB_AUDIT_BACKLOG_RULES, &old, NULL) != 0 || strcmp(old, text) != 0) {
-		if (act("write %s (backlog %d, wait %d)", AB_AUDIT_BACKLOG_RULES,
-		    BACKLOG_LIMIT, BACKLOG_WAIT_TIME) &&
-		    (r = adm_write_file(AB_AUDIT_BACKLOG_RULES, text, sizeof(text) - 1, 0640)) != 0) {
-			free(old);
-			return r;
-		}
-	}
-	free(old);
+	if ((r = adm_write_if_changed(AB_AUDIT_BACKLOG_RULES, text, 0640, NULL, 0,
+	    "write %s (backlog %d, wait %d)", AB_AUDIT_BACKLOG_RULES, BACKLOG_LIMIT,
+	    BACKLOG_WAIT_TIME)) < 0)
+		return r;
 	if ((r = adm_audit_status(NULL, NULL, &limit, NULL)) != 0)
 		return r;
 	if (limit >= BACKLOG_LIMIT)

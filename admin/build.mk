@@ -22,8 +22,8 @@ $(B)/admin/%.o: admin/%.c admin/admin.h admin/cmd.h policy/policy.h $(B)/config.
 		$(B)/admin/pam_profile.h | $(B)/admin
 	$(CC) $(CFLAGS) $(ADMIN_CFLAGS) -c -o $@ $<
 
-$(ADMIN_BIN): $(ADMIN_OBJS) $(POLICY_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(POLICY_LIB) $(POLICY_LIBS) $(ADMIN_LIBS)
+$(ADMIN_BIN): $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS)
 
 ALL += $(ADMIN_BIN)
 
@@ -47,7 +47,7 @@ uninstall-admin:
 INSTALL   += install-admin
 UNINSTALL += uninstall-admin
 
-ROOT_TESTS     += tests/e2e/admin.t
+ROOT_TESTS     += tests/e2e/admin.t tests/e2e/admin_sessions.t
 ROOT_TEST_DEPS += $(ADMIN_BIN)
 
 # Unit test of the pure helpers, sanitized, no root.
@@ -60,8 +60,8 @@ $(B)/san/admin:
 $(B)/san/admin/%.o: admin/%.c admin/admin.h policy/policy.h $(B)/config.h | $(B)/san/admin
 	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -c -o $@ $<
 
-$(B)/san/admin/admin_util: tests/unit/admin_util.c $(ADMIN_UNIT_OBJS) $(POLICY_LIB_SAN) | $(B)/san/admin
+$(B)/san/admin/admin_util: tests/unit/admin_util.c $(ADMIN_UNIT_OBJS) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) | $(B)/san/admin
 	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -Iadmin $(LDFLAGS) -o $@ $< $(ADMIN_UNIT_OBJS) \
-	    $(POLICY_LIB_SAN) $(POLICY_LIBS) $(ADMIN_LIBS)
+	    $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS) $(ADMIN_LIBS)
 
 UNIT_TESTS += $(B)/san/admin/admin_util

@@ -43,33 +43,15 @@ add_one(const char *path, const char *user)
 	return r;
 }
 
+/*
+ * An empty cron.deny means what no cron.deny means (everyone may use cron), so the file
+ * enroll created goes.  An empty at.deny is NOT the same as none (without either file
+ * only root may use at): it stays.
+ */
 static int
 remove_one(const char *path, const char *user)
 {
-	char *buf, *nb;
-	int r, removed;
-
-	if ((r = adm_read_file(path, &buf, NULL)) != 0)
-		return r == -ENOENT ? 0 : r;
-	if ((nb = adm_without_line(buf, user, &removed)) == NULL) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = 0;
-	if (removed && act("remove %s from %s", user, path)) {
-		/*
-		 * An empty cron.deny means what no cron.deny means (everyone may use cron),
-		 * so the file enroll created goes.  An empty at.deny is NOT the same as none
-		 * (without either file only root may use at): it stays.
-		 */
-		if (nb[0] == '\0' && strcmp(path, "/etc/cron.deny") == 0)
-			r = adm_unlink(path);
-		else
-			r = adm_write_file(path, nb, strlen(nb), 0644);
-	}
-	free(buf);
-	free(nb);
-	return r;
+	return adm_remove_line(path, user, user, strcmp(path, "/etc/cron.deny") == 0);
 }
 
 int

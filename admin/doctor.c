@@ -284,7 +284,7 @@ check_pam(int enrolled)
 			continue;
 		if ((r = adm_pam_session_modules(svc, &mods)) != 0) {
 			report(FAIL, NULL, "pam: %s: cannot expand the stack: %s", svc, strerror(-r));
-			adm_strv_free(&mods);
+			ab_strv_free(&mods);
 			continue;
 		}
 		long ab = -1, loginuid = -1;
@@ -294,7 +294,7 @@ check_pam(int enrolled)
 			if (strcmp(mods.v[j], "pam_loginuid.so") == 0)
 				loginuid = (long)j;
 		}
-		adm_strv_free(&mods);
+		ab_strv_free(&mods);
 		if (ab < 0)
 			report(enrolled ? FAIL : WARN, "agentbox enroll adds it",
 			    "pam: %s: no pam_agentbox.so in the session stack", svc);
@@ -510,7 +510,7 @@ cmd_doctor(int argc, char **argv)
 	check_pam(users.n > 0);
 	for (i = 0; i < users.n; i++)
 		check_user(users.v[i]);
-	adm_strv_free(&users);
+	ab_strv_free(&users);
 	printf("%d failed, %d warnings\n", nfail, nwarn);
 	return nfail > 0;
 }

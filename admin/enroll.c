@@ -41,7 +41,7 @@ static void
 state_free(struct state *s)
 {
 	free(s->shell_before);
-	adm_strv_free(&s->projects);
+	ab_strv_free(&s->projects);
 }
 
 static int
@@ -74,8 +74,8 @@ state_read(const char *user, struct state *s)
 			s->created = strcmp(v, "1") == 0;
 		else if (strcmp(line, "shell-before") == 0)
 			r = (s->shell_before = strdup(v)) == NULL ? -ENOMEM : 0;
-		else if (strcmp(line, "project") == 0 && !adm_strv_has(&s->projects, v))
-			r = adm_strv_push(&s->projects, v);
+		else if (strcmp(line, "project") == 0 && !ab_strv_has(&s->projects, v))
+			r = ab_strv_push(&s->projects, v);
 	}
 	free(buf);
 	return r;
@@ -122,8 +122,8 @@ adm_enrolled_users(struct ab_strv *users)
 
 	if ((d = opendir(AB_STATE_DIR)) != NULL) {
 		while (r == 0 && (de = readdir(d)) != NULL)
-			if (de->d_name[0] != '.' && !adm_strv_has(users, de->d_name))
-				r = adm_strv_push(users, de->d_name);
+			if (de->d_name[0] != '.' && !ab_strv_has(users, de->d_name))
+				r = ab_strv_push(users, de->d_name);
 		closedir(d);
 	} else if (errno != ENOENT) {
 		return -errno;
@@ -136,9 +136,9 @@ adm_enrolled_users(struct ab_strv *users)
 	if (r == -ENOENT)
 		r = 0;
 	for (i = 0; r == 0 && i < pol.n; i++)
-		if (!adm_strv_has(users, pol.v[i]))
-			r = adm_strv_push(users, pol.v[i]);
-	adm_strv_free(&pol);
+		if (!ab_strv_has(users, pol.v[i]))
+			r = ab_strv_push(users, pol.v[i]);
+	ab_strv_free(&pol);
 	return r;
 }
 
@@ -369,7 +369,7 @@ validate(const char *user, const char *text, const char *ppath)
 	if (r == -EINVAL && r2 == 0 && only_project_facts(&check)) {
 		/* USER compiles: what is left is another user's project gone from the host,
 		 * which refuses only that user's logins (policy.h).  Not ours to block on. */
-		warnx("enrolling %s although the policy set has problems that refuse only "
+		adm_warn("enrolling %s although the policy set has problems that refuse only "
 		    "other users' logins:", user);
 		print_diag(&check);
 		r = 0;
@@ -391,19 +391,10 @@ validate(const char *user, const char *text, const char *ppath)
 static int
 install_policy(const char *ppath, const char *text)
 {
-	char *old = NULL;
-	int r;
+	int r = adm_write_if_changed(ppath, text, 0644, AB_POLICY_DIR, 0755,
+	    "write the policy %s", ppath);
 
-	if (adm_read_file(ppath, &old, NULL) == 0 && strcmp(old, text) == 0) {
-		free(old);
-		return 0;
-	}
-	free(old);
-	if (!act("write the policy %s", ppath))
-		return 0;
-	if ((r = adm_mkdir_p(AB_POLICY_DIR, 0755)) != 0)
-		return r;
-	return adm_write_file(ppath, text, strlen(text), 0644);
+	return r < 0 ? r : 0;
 }
 
 /* On a terminal, a long walk says where it is, so a big tree does not look hung. */
@@ -414,10 +405,25 @@ grant_progress(const struct adm_acl_stats *st, const char *path, void *arg)
 	    (const char *)arg, st->dirs, st->files, path);
 }
 
-static void
-grant_project(const char *dir, uid_t uid, const char *user, const struct ab_policy *pol)
+/* DIR's index in MASKS's trees (the home, then the policy's projects). */
+static size_t
+project_tree(const struct ab_policy *pol, const char *dir, const char *user)
 {
-	struct adm_acl_opts opts = { .mask = &pol->mask, .arg = (void *)dir };
+	size_t i;
+
+	for (i = 0; i < pol->project.n; i++)
+		if (strcmp(pol->project.v[i], dir) == 0)
+			return i + 1;
+	die("enroll %s: %s is not a project of its policy", user, dir);
+}
+
+/* HOME: the account's, whose masks reach into a project inside it, as in a session. */
+static void
+grant_project(const char *dir, uid_t uid, const char *user, const char *home,
+    const struct ab_policy *pol)
+{
+	struct adm_acl_opts opts = { .arg = (void *)dir };
+	struct ab_maskset *masks;
 	struct adm_acl_stats st;
 	char why[PATH_MAX + 64];
 	int r;
@@ -427,10 +433,16 @@ grant_project(const char *dir, uid_t uid, const char *user, const struct ab_poli
 		return;
 	if (isatty(STDERR_FILENO) && !adm_quiet)
 		opts.progress = grant_progress;
-	if ((r = adm_acl_grant(dir, uid, &opts, &st, why, sizeof(why))) != 0)
+	opts.tree = project_tree(pol, dir, user);
+	if ((r = ab_maskset_new(&pol->mask, home, &pol->project, AB_MASKSET_MASKS, &masks)) != 0)
+		die_errno(r, "enroll %s: mask patterns", user);
+	opts.masks = masks;
+	r = adm_acl_grant(dir, uid, &opts, &st, why, sizeof(why));
+	ab_maskset_free(masks);
+	if (r != 0)
 		die_errno(r, "enroll %s: ACL in %s: %s", user, dir, why);
 	if (st.skipped)
-		warnx("%s: %lu entries left alone (hard-linked files, other mounts)", dir,
+		adm_warn("%s: %lu entries left alone (hard-linked files, other mounts)", dir,
 		    st.skipped);
 	if (st.masked && !adm_quiet)
 		printf("%s: %lu masked entr%s denied to %s (user:%u:---)\n", dir, st.masked,
@@ -447,7 +459,7 @@ revoke_project(const char *dir, uid_t uid, const char *user)
 	if (!act("revoke %s's ACL entries under %s", user, dir))
 		return 0;
 	if ((r = adm_acl_revoke(dir, uid, NULL, &st, why, sizeof(why))) != 0)
-		warnx("%s: ACL in %s: %s: %s", user, dir, why, strerror(-r));
+		adm_warn("%s: ACL in %s: %s: %s", user, dir, why, strerror(-r));
 	return r;
 }
 
@@ -465,7 +477,7 @@ warn_internal_sftp(const char *user)
 		return;
 	if (adm_sshd_sftp_inprocess(eff)) {
 		adm_sshd_sftp_source(file, sizeof(file));
-		warnx("%s: sshd serves sftp with internal-sftp, inside sshd: %s's sftp "
+		adm_warn("%s: sshd serves sftp with internal-sftp, inside sshd: %s's sftp "
 		    "sessions skip agentbox-shell and see files outside the policy (no read set, "
 		    "Landlock or seccomp)", file, user);
 		hint("in %s, replace it with 'Subsystem sftp " AB_SFTP_SERVER "' and reload "
@@ -507,13 +519,14 @@ cmd_enroll(int argc, char **argv)
 	char ppath[PATH_MAX], spath[PATH_MAX], path[PATH_MAX], *text, *p;
 	struct ab_policy *pol;
 	struct passwd *pw;
+	char *home = NULL;	/* the account's: its masks reach into projects inside it */
 	size_t i;
 	int c, r, created;
 
 	while ((c = getopt_long(argc, argv, "p:n:Nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (adm_strv_push(&args, optarg) != 0)
+			if (ab_strv_push(&args, optarg) != 0)
 				die("out of memory");
 			break;
 		case 'n': network = optarg; break;
@@ -531,22 +544,22 @@ cmd_enroll(int argc, char **argv)
 	/* 1. Refuse what we cannot do right before touching anything. */
 	if (geteuid() != 0)
 		die("enroll: must be root (it changes users, PAM, sshd and audit)");
-	if (!adm_valid_username(user))
+	if (!ab_user_name_valid(user))	/* the policy's rule: lib/names.c */
 		die("%s: not a valid user name", user);
 	if (args.n == 0)
 		die("enroll %s: at least one --project DIR is needed", user);
 	/* After the root check: a non-root caller learns that first, not a path error. */
 	for (i = 0; i < args.n; i++) {
 		p = canonical_project(args.v[i]);
-		if (!adm_strv_has(&projects, p) && adm_strv_push(&projects, p) != 0)
+		if (!ab_strv_has(&projects, p) && ab_strv_push(&projects, p) != 0)
 			die("out of memory");
 		free(p);
 	}
-	adm_strv_free(&args);
+	ab_strv_free(&args);
 	if (strchr(network ? network : "", '\n') != NULL)
 		die("--network: invalid value");
 	if (access(AB_SHELL_PATH, X_OK) == -1)
-		warnx("%s is not installed: %s's logins fail until it is (make install)",
+		adm_warn("%s is not installed: %s's logins fail until it is (make install)",
 		    AB_SHELL_PATH, user);
 
 	/* 2. The policy set must compile with this user in it, or nothing changes. */
@@ -582,6 +595,8 @@ cmd_enroll(int argc, char **argv)
 		st.uid = (uid_t)-1;
 	} else {
 		st.uid = pw->pw_uid;
+		if ((home = strdup(pw->pw_dir)) == NULL)
+			die("out of memory");
 	}
 
 	/* 4. Its policy: from now on the PAM module confines it. */
@@ -590,22 +605,22 @@ cmd_enroll(int argc, char **argv)
 
 	/* 5. Record before granting, so a crash half way is still undone by unenroll. */
 	for (i = 0; i < old.projects.n; i++)
-		adm_strv_push(&st.projects, old.projects.v[i]);
+		ab_strv_push(&st.projects, old.projects.v[i]);
 	for (i = 0; i < projects.n; i++)
-		if (!adm_strv_has(&st.projects, projects.v[i]))
-			adm_strv_push(&st.projects, projects.v[i]);
+		if (!ab_strv_has(&st.projects, projects.v[i]))
+			ab_strv_push(&st.projects, projects.v[i]);
 	enroll_step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
 	for (i = 0; i < projects.n; i++)
 		if (st.uid != (uid_t)-1 || adm_dry_run)
-			grant_project(projects.v[i], st.uid, user, pol);
+			grant_project(projects.v[i], st.uid, user, home, pol);
 	for (i = 0; i < old.projects.n; i++)
-		if (!adm_strv_has(&projects, old.projects.v[i]) && st.uid != (uid_t)-1)
+		if (!ab_strv_has(&projects, old.projects.v[i]) && st.uid != (uid_t)-1)
 			revoke_project(old.projects.v[i], st.uid, user);
-	adm_strv_free(&st.projects);
+	ab_strv_free(&st.projects);
 	for (i = 0; i < projects.n; i++)
-		adm_strv_push(&st.projects, projects.v[i]);
+		ab_strv_push(&st.projects, projects.v[i]);
 	enroll_step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 7. Every entry path runs pam_agentbox. */
@@ -643,9 +658,10 @@ cmd_enroll(int argc, char **argv)
 	if (!adm_dry_run && !adm_quiet)
 		printf("enrolled %s (uid %u)\n", user, (unsigned)st.uid);
 	ab_policy_free(pol);
+	free(home);
 	state_free(&st);
 	state_free(&old);
-	adm_strv_free(&projects);
+	ab_strv_free(&projects);
 	return 0;
 }
 
@@ -657,7 +673,7 @@ usage_unenroll(FILE *f)
 
 /* Unenroll warns about a failed step and carries on: leave as little behind as it can. */
 #define UNENROLL_TRY(expr, what) do { int r_ = (expr); \
-	if (r_ != 0) { warnx("%s: %s", (what), strerror(r_ < 0 ? -r_ : r_)); failed = 1; } \
+	if (r_ != 0) { adm_warn("%s: %s", (what), strerror(r_ < 0 ? -r_ : r_)); failed = 1; } \
 	} while (0)
 
 int
@@ -694,7 +710,7 @@ cmd_unenroll(int argc, char **argv)
 	user = argv[optind];
 	if (geteuid() != 0)
 		die("unenroll: must be root (it changes users, PAM, sshd and audit)");
-	if (!adm_valid_username(user))
+	if (!ab_user_name_valid(user))	/* the policy's rule: lib/names.c */
 		die("%s: not a valid user name", user);
 	if ((r = state_read(user, &st)) != 0 && r != -ENOENT)
 		die_errno(r, "read the enrollment state of %s", user);
@@ -726,7 +742,7 @@ cmd_unenroll(int argc, char **argv)
 
 	/* The last agent gone: the host-wide pieces go too. */
 	if ((r = adm_enrolled_users(&users)) != 0) {
-		warnx("cannot tell whether other users are enrolled (%s): PAM and auditd "
+		adm_warn("cannot tell whether other users are enrolled (%s): PAM and auditd "
 		    "settings stay", strerror(-r));
 		failed = 1;
 		last = 0;
@@ -736,7 +752,7 @@ cmd_unenroll(int argc, char **argv)
 	}
 	if (users.n > 0 && !last && !adm_quiet)
 		printf("still enrolled: %zu user(s); PAM and auditd settings stay\n", users.n);
-	adm_strv_free(&users);
+	ab_strv_free(&users);
 	if (last) {
 		UNENROLL_TRY(adm_pam_disable(), "remove pam_agentbox from the PAM stacks");
 		UNENROLL_TRY(adm_auditd_restore(), "restore the auditd settings");

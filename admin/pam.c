@@ -102,7 +102,7 @@ expand(const char *service, struct ab_strv *mods, int depth)
 		if (strcmp(w[1], "include") == 0 || strcmp(w[1], "substack") == 0)
 			r = expand(w[2], mods, depth + 1);
 		else
-			r = adm_strv_push(mods, base_name(w[2]));
+			r = ab_strv_push(mods, base_name(w[2]));
 	}
 	free(buf);
 	return r;
@@ -122,12 +122,12 @@ stack_has_module(const char *service)
 	int r;
 
 	if ((r = expand(service, &mods, 0)) != 0) {
-		adm_strv_free(&mods);
+		ab_strv_free(&mods);
 		return r;
 	}
 	for (i = 0, r = 0; i < mods.n && !r; i++)
 		r = strcmp(mods.v[i], MODULE) == 0;
-	adm_strv_free(&mods);
+	ab_strv_free(&mods);
 	return r;
 }
 
@@ -183,21 +183,7 @@ insert_direct(const char *service)
 static int
 remove_direct(const char *path)
 {
-	char *buf, *out;
-	int r, removed;
-
-	if ((r = adm_read_file(path, &buf, NULL)) != 0)
-		return r == -ENOENT ? 0 : r;
-	if ((out = adm_without_line(buf, direct_line, &removed)) == NULL) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = 0;
-	if (removed && act("remove '%s' from %s", AB_PAM_LINE, path))
-		r = adm_write_file(path, out, strlen(out), 0644);
-	free(buf);
-	free(out);
-	return r;
+	return adm_remove_line(path, direct_line, "'" AB_PAM_LINE "'", 0);
 }
 
 static int

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abutil.h"
 #include "admin.h"
 #include "cmd.h"
 
@@ -225,21 +226,15 @@ collect(struct session *s, time_t btime)
 	}
 }
 
+/*
+ * The plan's tty and rhost are PAM items a client may choose, and a name cut to fit
+ * struct session can end inside a UTF-8 sequence: ab_text_put_json keeps the line
+ * valid JSON whatever the bytes (U+FFFD for invalid UTF-8).
+ */
 static void
 json_str(const char *s)
 {
-	const unsigned char *p;
-
-	putchar('"');
-	for (p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
+	ab_text_put_json(stdout, s ? s : "", s ? strlen(s) : 0);
 }
 
 static void
@@ -296,7 +291,7 @@ cmd_sessions(int argc, char **argv)
 		}
 	}
 	if (geteuid() != 0)
-		warnx("not root: sessions of other users may be invisible");
+		adm_warn("not root: sessions of other users may be invisible");
 	if ((d = opendir("/proc")) == NULL)
 		die_errno(errno, "open /proc");
 	btime = boot_time();

@@ -76,7 +76,7 @@ adm_sshd_reload(void)
 int
 adm_sshd_install(const char *user)
 {
-	char path[PATH_MAX], *text, *old = NULL;
+	char path[PATH_MAX], *text;
 	int r;
 
 	if ((r = adm_sshd_dropin_path(user, path, sizeof(path))) != 0)
@@ -94,21 +94,11 @@ adm_sshd_install(const char *user)
 	    "\tPermitTunnel no\n"
 	    "\tPermitUserRC no\n", user, user) == -1)
 		return -ENOMEM;
-	if (adm_read_file(path, &old, NULL) == 0 && strcmp(old, text) == 0) {
-		free(old);
-		free(text);
-		return 0;
-	}
-	free(old);
-	if (!act("write the sshd drop-in %s", path)) {
-		free(text);
-		return 0;
-	}
-	if ((r = adm_mkdir_p(AB_SSHD_DROPIN_DIR, 0755)) == 0)
-		r = adm_write_file(path, text, strlen(text), 0644);
+	r = adm_write_if_changed(path, text, 0644, AB_SSHD_DROPIN_DIR, 0755,
+	    "write the sshd drop-in %s", path);
 	free(text);
-	if (r != 0)
-		return r;
+	if (r <= 0)
+		return r;	/* unchanged, --dry-run, or failed */
 	if ((r = sshd_check()) != 0) {
 		/* Never leave sshd with a configuration it would refuse at its next start. */
 		unlink(path);
@@ -237,7 +227,7 @@ adm_sshd_sftp_source(char *buf, size_t len)
 		while (r == 0 && (de = readdir(d)) != NULL) {
 			size_t n = strlen(de->d_name);
 			if (de->d_name[0] != '.' && n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0)
-				r = adm_strv_push(&names, de->d_name);
+				r = ab_strv_push(&names, de->d_name);
 		}
 		closedir(d);
 	}
@@ -247,7 +237,7 @@ adm_sshd_sftp_source(char *buf, size_t len)
 		snprintf(buf, len, AB_SSHD_DROPIN_DIR "/%s", names.v[i]);
 		found = file_sets_internal_sftp(buf);
 	}
-	adm_strv_free(&names);
+	ab_strv_free(&names);
 	if (!found)	/* set where we do not look (another Include): name the root */
 		snprintf(buf, len, "%s", main_conf);
 	return r;

@@ -24,23 +24,6 @@ const char *const adm_privileged_groups[] = {
 	"systemd-journal", "video", "input", "tty", "staff", "sys", "lpadmin", NULL,
 };
 
-/* POSIX portable names plus what useradd on Debian accepts; no leading '-'. */
-int
-adm_valid_username(const char *name)
-{
-	size_t i, n = strlen(name);
-
-	if (n == 0 || n > 32 || name[0] == '-' || (name[0] >= '0' && name[0] <= '9'))
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
-			return 0;
-	}
-	return 1;
-}
-
 int
 adm_user_ensure(const char *user, const char *shell, int *created)
 {
@@ -101,19 +84,5 @@ adm_user_remove(const char *user)
 int
 adm_shells_remove(const char *shell)
 {
-	char *buf, *nb;
-	int r, removed;
-
-	if ((r = adm_read_file(SHELLS, &buf, NULL)) != 0)
-		return r == -ENOENT ? 0 : r;
-	if ((nb = adm_without_line(buf, shell, &removed)) == NULL) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = 0;
-	if (removed && act("remove %s from %s", shell, SHELLS))
-		r = adm_write_file(SHELLS, nb, strlen(nb), 0644);
-	free(buf);
-	free(nb);
-	return r;
+	return adm_remove_line(SHELLS, shell, shell, 0);
 }

@@ -56,7 +56,7 @@ die_errno(int err, const char *fmt, ...)
 }
 
 void
-warnx(const char *fmt, ...)
+adm_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,19 +78,27 @@ hint(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static int
+vact(const char *fmt, va_list ap)
+{
+	if (adm_quiet && !adm_dry_run)
+		return 1;
+	fputs(adm_dry_run ? "would " : "", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	return !adm_dry_run;
+}
+
 int
 act(const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	if (adm_quiet && !adm_dry_run)
-		return 1;
-	fputs(adm_dry_run ? "would " : "", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	r = vact(fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	return !adm_dry_run;
+	return r;
 }
 
 /* Configuration files we edit are small; anything bigger is not what we think it is. */
@@ -150,23 +158,6 @@ out:
 	return r;
 }
 
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int
 adm_write_file(const char *path, const char *buf, size_t len, mode_t mode)
 {
@@ -190,7 +181,7 @@ adm_write_file(const char *path, const char *buf, size_t len, mode_t mode)
 		return -errno;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1)
 		return -errno;
-	if ((r = write_all(fd, buf, len)) != 0 ||
+	if ((r = ab_io_write_all(fd, buf, len)) != 0 ||
 	    (fchown(fd, uid, gid) == -1 && (r = -errno)) ||
 	    (fchmod(fd, mode) == -1 && (r = -errno)) ||
 	    (fsync(fd) == -1 && (r = -errno))) {
@@ -254,46 +245,6 @@ adm_path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-int
-adm_strv_push(struct ab_strv *sv, const char *s)
-{
-	char **nv, *c;
-
-	if ((c = strdup(s)) == NULL)
-		return -ENOMEM;
-	if ((nv = realloc(sv->v, (sv->n + 2) * sizeof(*nv))) == NULL) {
-		free(c);
-		return -ENOMEM;
-	}
-	sv->v = nv;
-	sv->v[sv->n++] = c;
-	sv->v[sv->n] = NULL;
-	return 0;
-}
-
-void
-adm_strv_free(struct ab_strv *sv)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = 0;
-}
-
-int
-adm_strv_has(const struct ab_strv *sv, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++)
-		if (strcmp(sv->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
 /* Length of the line at P without its newline and trailing blanks. */
 static size_t
 line_len(const char *p, const char **next)
@@ -344,6 +295,53 @@ adm_without_line(const char *buf, const char *line, int *removed)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+int
+adm_write_if_changed(const char *path, const char *text, mode_t mode, const char *dir,
+    mode_t dir_mode, const char *fmt, ...)
+{
+	char *old = NULL;
+	va_list ap;
+	int r, go;
+
+	/* Unchanged is the common case of a second enroll: say nothing, touch nothing. */
+	if (adm_read_file(path, &old, NULL) == 0 && strcmp(old, text) == 0) {
+		free(old);
+		return 0;
+	}
+	free(old);
+	va_start(ap, fmt);
+	go = vact(fmt, ap);
+	va_end(ap);
+	if (!go)
+		return 0;
+	if (dir != NULL && (r = adm_mkdir_p(dir, dir_mode)) != 0)
+		return r;
+	if ((r = adm_write_file(path, text, strlen(text), mode)) != 0)
+		return r;
+	return 1;
+}
+
+int
+adm_remove_line(const char *path, const char *line, const char *what, int unlink_empty)
+{
+	char *buf, *nb;
+	int r, removed;
+
+	if ((r = adm_read_file(path, &buf, NULL)) != 0)
+		return r == -ENOENT ? 0 : r;
+	if ((nb = adm_without_line(buf, line, &removed)) == NULL) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r = 0;
+	if (removed && act("remove %s from %s", what, path))
+		r = unlink_empty && nb[0] == '\0' ? adm_unlink(path) :
+		    adm_write_file(path, nb, strlen(nb), 0644);
+	free(buf);
+	free(nb);
+	return r;
 }
 
 #define ADM_OUT_MAX (1u << 20)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <libaudit.h>
+#include <linux/seccomp.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,13 @@
 
 const char *const ab_kind_name[AB_KIND_N] = { "landlock", "seccomp", "dac" };
 
+/* Table bounds (a test build makes them small, to fill them with a few records). */
+#ifndef MAX_SESSIONS
 #define MAX_SESSIONS	(1u << 20)
+#endif
+#ifndef MAX_DOMAINS
 #define MAX_DOMAINS	(1u << 20)
+#endif
 
 struct ab_top {
 	struct ab_top_item *items;
@@ -120,6 +126,22 @@ copy_cstr(char *dst, size_t cap, const char *src, size_t n)
 	dst[n] = '\0';
 }
 
+/*
+ * Something the review should have tracked and could not (R: -ENOSPC table full,
+ * -ENOMEM): COUNTER says what, st.err keeps the first error.  Each nonzero one makes the
+ * completeness report INCOMPLETE, since what was not tracked may hide a gap, a denial or
+ * a session.
+ */
+static void
+bookkeeping_failed(struct ab_review *rv, uint64_t *counter, int r)
+{
+	if (rv->st.err == 0)
+		rv->st.err = r;
+	if (r == -ENOMEM)
+		rv->st.oom++;
+	(*counter)++;
+}
+
 /* ---- top-N counters ------------------------------------------------------------------- */
 
 static int
@@ -152,6 +174,16 @@ top_add(struct ab_top **tp, const char *key, size_t n)
 		return -ENOMEM;
 	t->items[t->n++].count = 1;
 	return 0;
+}
+
+/* A summary count (path or program of a denial); one lost is counted for the report. */
+static void
+count_top(struct ab_review *rv, struct ab_top **tp, struct ab_str key)
+{
+	int r;
+
+	if ((r = top_add(tp, key.p, key.n)) != 0)
+		bookkeeping_failed(rv, &rv->st.counts_lost, r);
 }
 
 static int
@@ -192,31 +224,38 @@ top_free(struct ab_top *t)
 
 /* ---- sessions --------------------------------------------------------------------------- */
 
+/* The session SES of NODE if it is known; NULL if not (or SES is unset: no session). */
 static struct ab_session *
-session_get(struct ab_review *rv, struct ab_str node, uint64_t ses, int create)
+session_find(const struct ab_review *rv, uint64_t nh, uint64_t ses)
 {
-	uint64_t nh = hash_str(node);
 	size_t mask, i;
 	struct ab_session *s;
 
-	if (ses == AB_UNSET32)
+	if (ses == AB_UNSET32 || rv->ses_slots == 0)
 		return NULL;
-	if (rv->ses_slots > 0) {
-		mask = rv->ses_slots - 1;
-		for (i = mix(ses ^ nh) & mask; rv->ses_idx[i] != 0; i = (i + 1) & mask) {
-			s = rv->ses[rv->ses_idx[i] - 1];
-			if (s->ses == ses && s->nodehash == nh)
-				return s;
-		}
+	mask = rv->ses_slots - 1;
+	for (i = mix(ses ^ nh) & mask; rv->ses_idx[i] != 0; i = (i + 1) & mask) {
+		s = rv->ses[rv->ses_idx[i] - 1];
+		if (s->ses == ses && s->nodehash == nh)
+			return s;
 	}
-	if (!create || rv->nses >= MAX_SESSIONS)
-		return NULL;
+	return NULL;
+}
+
+/* Make room for one more session: the index at most half full, the array grown. */
+static int
+session_room(struct ab_review *rv)
+{
+	size_t i;
+
+	if (rv->nses >= MAX_SESSIONS)
+		return -ENOSPC;
 	if ((rv->nses + 1) * 2 > rv->ses_slots) {
 		size_t ns = rv->ses_slots ? rv->ses_slots * 2 : 1024;
 		uint32_t *idx = calloc(ns, sizeof(*idx));
 
 		if (idx == NULL)
-			return NULL;
+			return -ENOMEM;
 		for (size_t k = 0; k < rv->nses; k++) {
 			for (i = mix(rv->ses[k]->ses ^ rv->ses[k]->nodehash) & (ns - 1); idx[i] != 0;
 			    i = (i + 1) & (ns - 1))
@@ -232,12 +271,33 @@ session_get(struct ab_review *rv, struct ab_str node, uint64_t ses, int create)
 		struct ab_session **a = realloc(rv->ses, nc * sizeof(*a));
 
 		if (a == NULL)
-			return NULL;
+			return -ENOMEM;
 		rv->ses = a;
 		rv->capses = nc;
 	}
+	return 0;
+}
+
+/*
+ * The session SES of NODE, added if new.  Returns 0; -ENOENT when SES is unset (the
+ * record belongs to no session: not an error); -ENOSPC past MAX_SESSIONS; -ENOMEM.
+ */
+static int
+session_get(struct ab_review *rv, struct ab_str node, uint64_t ses, struct ab_session **out)
+{
+	uint64_t nh = hash_str(node);
+	size_t mask, i;
+	struct ab_session *s;
+	int r;
+
+	if (ses == AB_UNSET32)
+		return -ENOENT;
+	if ((*out = session_find(rv, nh, ses)) != NULL)
+		return 0;
+	if ((r = session_room(rv)) != 0)
+		return r;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return NULL;
+		return -ENOMEM;
 	s->ses = ses;
 	s->nodehash = nh;
 	s->uid = AB_UNSET32;
@@ -247,6 +307,20 @@ session_get(struct ab_review *rv, struct ab_str node, uint64_t ses, int create)
 	for (i = mix(ses ^ nh) & mask; rv->ses_idx[i] != 0; i = (i + 1) & mask)
 		;
 	rv->ses_idx[i] = (uint32_t)rv->nses;
+	*out = s;
+	return 0;
+}
+
+/* A session record or denial that names session SES: its session, or NULL when it has
+ * none (unset) or the table could not take it (counted: the report says so). */
+static struct ab_session *
+session_of(struct ab_review *rv, struct ab_str node, uint64_t ses)
+{
+	struct ab_session *s = NULL;
+	int r;
+
+	if ((r = session_get(rv, node, ses, &s)) != 0 && r != -ENOENT)
+		bookkeeping_failed(rv, &rv->st.sessions_untracked, r);
 	return s;
 }
 
@@ -308,15 +382,17 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 			return;
 		rv->st.refused_selected++;
 		if (rv->nrefused == AB_REFUSALS_MAX)
-			return;
+			return;	/* counted in refused_selected: the list says how many more */
 		if (rv->refused == NULL &&
-		    (rv->refused = calloc(AB_REFUSALS_MAX, sizeof(*rv->refused))) == NULL)
+		    (rv->refused = calloc(AB_REFUSALS_MAX, sizeof(*rv->refused))) == NULL) {
+			bookkeeping_failed(rv, &rv->st.refusals_lost, -ENOMEM);
 			return;
+		}
 		rv->refused[rv->nrefused++] = f;
 		return;
 	}
 	ses = getnum(r, "ses", 1);
-	if ((s = session_get(rv, r->node, ses, 1)) == NULL)
+	if ((s = session_of(rv, r->node, ses)) == NULL)
 		return;
 	session_seen(s, r->sec);
 	if (getf(r, "user", 1, buf, sizeof(buf)) > 0)
@@ -359,41 +435,83 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 
 /* ---- Landlock domains ------------------------------------------------------------------ */
 
-static struct domain *
-domain_get(struct ab_review *rv, uint64_t id, int create)
+/* Room for one more domain: at most MAX_DOMAINS, the table at most half full.
+ * -ENOSPC, -ENOMEM. */
+static int
+domain_room(struct ab_review *rv)
 {
-	size_t mask, i;
+	size_t ns, i;
+	struct domain *d;
 
-	if (id == 0)
-		return NULL;
-	if (create && (rv->ndom + 1) * 2 > rv->dom_slots) {
-		size_t ns = rv->dom_slots ? rv->dom_slots * 2 : 1024;
-		struct domain *d;
-
-		if (rv->ndom >= MAX_DOMAINS || (d = calloc(ns, sizeof(*d))) == NULL)
-			return NULL;
-		for (size_t k = 0; k < rv->dom_slots; k++) {
-			if (rv->dom[k].id == 0)
-				continue;
-			for (i = mix(rv->dom[k].id) & (ns - 1); d[i].id != 0; i = (i + 1) & (ns - 1))
-				;
-			d[i] = rv->dom[k];
-		}
-		free(rv->dom);
-		rv->dom = d;
-		rv->dom_slots = ns;
+	if (rv->ndom >= MAX_DOMAINS)
+		return -ENOSPC;
+	if ((rv->ndom + 1) * 2 <= rv->dom_slots)
+		return 0;
+	ns = rv->dom_slots ? rv->dom_slots * 2 : 1024;
+	if ((d = calloc(ns, sizeof(*d))) == NULL)
+		return -ENOMEM;
+	for (size_t k = 0; k < rv->dom_slots; k++) {
+		if (rv->dom[k].id == 0)
+			continue;
+		for (i = mix(rv->dom[k].id) & (ns - 1); d[i].id != 0; i = (i + 1) & (ns - 1))
+			;
+		d[i] = rv->dom[k];
 	}
-	if (rv->dom_slots == 0)
-		return NULL;
-	mask = rv->dom_slots - 1;
-	for (i = mix(id) & mask; rv->dom[i].id != 0; i = (i + 1) & mask)
-		if (rv->dom[i].id == id)
-			return &rv->dom[i];
-	if (!create)
-		return NULL;
-	rv->dom[i].id = id;
-	rv->ndom++;
+	free(rv->dom);
+	rv->dom = d;
+	rv->dom_slots = ns;
+	return 0;
+}
+
+/* The slot of domain ID, or the free slot where it would go (the table is never full). */
+static struct domain *
+domain_slot(const struct ab_review *rv, uint64_t id)
+{
+	size_t mask = rv->dom_slots - 1, i;
+
+	for (i = mix(id) & mask; rv->dom[i].id != 0 && rv->dom[i].id != id; i = (i + 1) & mask)
+		;
 	return &rv->dom[i];
+}
+
+/*
+ * The Landlock domain ID, added when CREATE.  A full table still finds the domains it
+ * holds.  Returns 0; -ENOENT when ID is 0 (none) or unknown and not CREATE; -ENOSPC
+ * past MAX_DOMAINS; -ENOMEM.
+ */
+static int
+domain_get(struct ab_review *rv, uint64_t id, int create, struct domain **out)
+{
+	int r;
+
+	*out = NULL;
+	if (id == 0)
+		return -ENOENT;
+	if (rv->dom_slots > 0 && domain_slot(rv, id)->id == id) {
+		*out = domain_slot(rv, id);
+		return 0;
+	}
+	if (!create)
+		return -ENOENT;
+	if ((r = domain_room(rv)) != 0)
+		return r;
+	*out = domain_slot(rv, id);
+	(*out)->id = id;
+	rv->ndom++;
+	return 0;
+}
+
+/* The domain of a Landlock record, added if new; one the table cannot take is counted
+ * for the report (its denial count can then not be checked). */
+static struct domain *
+domain_of(struct ab_review *rv, uint64_t id)
+{
+	struct domain *d;
+	int r;
+
+	if ((r = domain_get(rv, id, 1, &d)) != 0 && id != 0)
+		bookkeeping_failed(rv, &rv->st.domains_untracked, r);
+	return d;
 }
 
 /* Remove by backward-shift so lookups keep working without tombstones. */
@@ -430,13 +548,14 @@ domain_record(struct ab_review *rv, const struct ab_rec *r)
 		return;
 	getf(r, "status", 0, status, sizeof(status));
 	if (strcmp(status, "allocated") == 0) {
-		if ((d = domain_get(rv, id, 1)) != NULL)
+		if ((d = domain_of(rv, id)) != NULL)
 			d->allocated = 1;
 		return;
 	}
 	if (strcmp(status, "deallocated") != 0 || ab_rec_num(r, "denials", 0, 10, &n) != 0)
 		return;
-	d = domain_get(rv, id, 0);
+	if (domain_get(rv, id, 0, &d) != 0)
+		d = NULL;	/* no record of it read, or none kept (then counted) */
 	rv->st.domains_checked++;
 	if (d != NULL && d->records >= n) {
 		domain_del(rv, d);
@@ -619,7 +738,7 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 	d->host_path_note = d->path.n > 0 && d->path.p[0] == '/' ? host_note(d->path) : NULL;
 	rv->st.denials_all++;
 	if (s == NULL)
-		s = session_get(rv, d->node, d->ses, 1);
+		s = session_of(rv, d->node, d->ses);
 	if (s != NULL) {
 		s->denials_all++;
 		session_seen(s, d->sec);
@@ -636,11 +755,11 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 		s->denials++;
 		s->by_kind[d->kind]++;
 		if (d->path.n > 0)
-			(void)top_add(&s->paths, d->path.p, d->path.n);
+			count_top(rv, &s->paths, d->path);
 		else if (d->addr.n > 0)
-			(void)top_add(&s->paths, d->addr.p, d->addr.n);
+			count_top(rv, &s->paths, d->addr);
 		if (d->exe.n > 0)
-			(void)top_add(&s->progs, d->exe.p, d->exe.n);
+			count_top(rv, &s->progs, d->exe);
 	}
 	if (rv->fn != NULL)
 		rv->fn(rv->arg, d);
@@ -779,30 +898,30 @@ landlock_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_re
 		d.addr.n = sizeof(rv->b_addr) - 1;
 	snprintf(d.rule, sizeof(d.rule), "landlock domain %.*s", (int)d.domain.n, d.domain.p);
 	if (ab_rec_num(r, "domain", 0, 16, &id) == 0) {
-		struct domain *dm = domain_get(rv, id, 1);
+		struct domain *dm = domain_of(rv, id);
 
 		if (dm != NULL)
 			dm->records++;
 	}
-	s = session_get(rv, d.node, d.ses, 0);
+	s = session_find(rv, hash_str(d.node), d.ses);
 	d.user = user_name(rv, sc != NULL ? sc : alloc, s, d.node, d.uid);
 	emit(rv, &d, s);
 }
 
-/* SECCOMP_RET_* actions (linux/seccomp.h): which ones deny the call. */
+/* The action of a SECCOMP record's code=: which ones deny the call. */
 static const char *
 seccomp_action(uint64_t code, int *denies)
 {
 	*denies = 1;
-	switch (code & 0xffff0000u) {
-	case 0x80000000u: return "kill_process";
-	case 0x00000000u: return "kill_thread";
-	case 0x00030000u: return "trap";
-	case 0x00050000u: return "errno";
-	case 0x7fc00000u: return "user_notif";
-	case 0x7ff00000u: return "trace";
-	case 0x7ffc0000u: *denies = 0; return "log";
-	case 0x7fff0000u: *denies = 0; return "allow";
+	switch (code & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_KILL_PROCESS: return "kill_process";
+	case SECCOMP_RET_KILL_THREAD: return "kill_thread";
+	case SECCOMP_RET_TRAP: return "trap";
+	case SECCOMP_RET_ERRNO: return "errno";
+	case SECCOMP_RET_USER_NOTIF: return "user_notif";
+	case SECCOMP_RET_TRACE: return "trace";
+	case SECCOMP_RET_LOG: *denies = 0; return "log";
+	case SECCOMP_RET_ALLOW: *denies = 0; return "allow";
 	}
 	return "unknown";
 }
@@ -825,11 +944,11 @@ seccomp_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_rec
 	fill_process(rv, &d, NULL, r);
 	if (sc != NULL)
 		d.pid = getnum(sc, "pid", 0) != AB_UNSET32 ? getnum(sc, "pid", 0) : d.pid;
-	if ((code & 0xffff0000u) == 0x00050000u) {
-		d.exit = -(long)(code & 0xffff);
+	if ((code & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
+		d.exit = -(long)(code & SECCOMP_RET_DATA);
 		d.has_exit = 1;
 		snprintf(d.rule, sizeof(d.rule), "seccomp errno(%s)",
-		    strerrorname_np((int)(code & 0xffff)) ?: "?");
+		    strerrorname_np((int)(code & SECCOMP_RET_DATA)) ?: "?");
 	} else
 		snprintf(d.rule, sizeof(d.rule), "seccomp %s", act);
 	snprintf(rv->b_access, sizeof(rv->b_access), "%s", d.syscall ? d.syscall : "unknown-syscall");
@@ -837,7 +956,7 @@ seccomp_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_rec
 	d.access.n = strlen(rv->b_access);
 	d.path.p = rv->b_path;
 	d.path.n = 0;
-	s = session_get(rv, d.node, d.ses, 0);
+	s = session_find(rv, hash_str(d.node), d.ses);
 	d.user = user_name(rv, r, s, d.node, d.uid);
 	emit(rv, &d, s);
 	return 1;
@@ -894,7 +1013,7 @@ dac_denial(struct ab_review *rv, const struct ab_rec *sc, const struct ab_rec *r
 		getf(obj, "ocomm", 0, c, sizeof(c));
 		d.addr.n = (size_t)snprintf(rv->b_addr, sizeof(rv->b_addr), "pid %s (%s)", a, c);
 	}
-	s = session_get(rv, d.node, d.ses, 0);
+	s = session_find(rv, hash_str(d.node), d.ses);
 	d.user = user_name(rv, sc, s, d.node, d.uid);
 	emit(rv, &d, s);
 }
@@ -922,6 +1041,7 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 	struct ab_review *rv = arg;
 	const struct ab_rec *sc = NULL, *cwd = NULL;
 	size_t i, explained = 0;
+	int r;
 
 	if (n == 0)
 		return;
@@ -933,7 +1053,8 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 		daemon_record(rv, &recs[0]);
 		return;
 	}
-	(void)ab_complete_serial(rv->cp, recs[0].node, recs[0].serial, recs[0].sec);
+	if ((r = ab_complete_serial(rv->cp, recs[0].node, recs[0].serial, recs[0].sec)) != 0)
+		bookkeeping_failed(rv, &rv->st.serials_untracked, r);
 	for (i = 0; i < n; i++) {
 		if (recs[i].t == AB_T_SYSCALL && sc == NULL)
 			sc = &recs[i];

@@ -19,6 +19,10 @@
  * audisp-remote) has its own serials.
  * Memory: a sorted list of runs per segment; when it grows past AB_RUNS_MAX the oldest
  * half is folded into a count, so a log full of holes cannot exhaust memory.
+ * Node names are kept whole (a prefix or a hash would let two hosts share one run of
+ * serials, and one host's events fill the other's holes), within AB_NODE_BYTES in all.
+ * A serial that cannot be tracked (table full, out of memory) is an error for the caller
+ * to report: its node's gaps are then unknown, never "none".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +37,7 @@
 #define AB_RUNS_MAX	8192
 #define AB_MAX_NODES	1024
 #define AB_MAX_SEGS	4096
+#define AB_NODE_BYTES	(1024 * 1024)	/* all node names together */
 
 struct run {
 	uint64_t lo, hi;
@@ -49,7 +54,7 @@ struct segment {
 };
 
 struct node {
-	char		 name[64];
+	char		*name;		/* whole, as in the log (may hold any byte) */
 	size_t		 namelen;
 	struct segment	*seg;
 	size_t		 nseg;
@@ -58,6 +63,7 @@ struct node {
 struct ab_complete {
 	struct node	*node;
 	size_t		 nnode;
+	size_t		 namebytes;	/* sum of namelen: bounded by AB_NODE_BYTES */
 	size_t		 last;		/* node of the previous call: the usual case */
 };
 
@@ -78,51 +84,74 @@ ab_complete_free(struct ab_complete *c)
 		for (size_t j = 0; j < c->node[i].nseg; j++)
 			free(c->node[i].seg[j].run);
 		free(c->node[i].seg);
+		free(c->node[i].name);
 	}
 	free(c->node);
 	free(c);
 }
 
-static struct node *
-node_get(struct ab_complete *c, struct ab_str name)
+static int
+node_is(const struct node *n, struct ab_str name)
+{
+	return n->namelen == name.n && (name.n == 0 || memcmp(n->name, name.p, name.n) == 0);
+}
+
+/* The node named NAME, added if new.  -ENOSPC: more than AB_MAX_NODES nodes, or names
+ * beyond AB_NODE_BYTES; -ENOMEM. */
+static int
+node_get(struct ab_complete *c, struct ab_str name, struct node **out)
 {
 	struct node *n;
+	char *copy;
 
-	if (c->last < c->nnode && c->node[c->last].namelen == name.n &&
-	    memcmp(c->node[c->last].name, name.p, name.n) == 0)
-		return &c->node[c->last];
+	if (c->last < c->nnode && node_is(&c->node[c->last], name)) {
+		*out = &c->node[c->last];
+		return 0;
+	}
 	for (size_t i = 0; i < c->nnode; i++)
-		if (c->node[i].namelen == name.n && memcmp(c->node[i].name, name.p, name.n) == 0) {
+		if (node_is(&c->node[i], name)) {
 			c->last = i;
-			return &c->node[i];
+			*out = &c->node[i];
+			return 0;
 		}
-	if (c->nnode == AB_MAX_NODES || name.n >= sizeof(n->name))
-		return NULL;
-	if ((n = realloc(c->node, (c->nnode + 1) * sizeof(*n))) == NULL)
-		return NULL;
+	if (c->nnode == AB_MAX_NODES || name.n > AB_NODE_BYTES - c->namebytes)
+		return -ENOSPC;
+	if ((copy = malloc(name.n + 1)) == NULL)
+		return -ENOMEM;
+	if ((n = realloc(c->node, (c->nnode + 1) * sizeof(*n))) == NULL) {
+		free(copy);
+		return -ENOMEM;
+	}
 	c->node = n;
 	n = &c->node[c->nnode];
 	memset(n, 0, sizeof(*n));
 	if (name.n > 0)
-		memcpy(n->name, name.p, name.n);
+		memcpy(copy, name.p, name.n);
+	copy[name.n] = '\0';
+	n->name = copy;
 	n->namelen = name.n;
+	c->namebytes += name.n;
 	c->last = c->nnode++;
-	return n;
+	*out = n;
+	return 0;
 }
 
-static struct segment *
-segment_new(struct node *n)
+/* A new boot on node N.  -ENOSPC past AB_MAX_SEGS: folding it into the last segment
+ * would let its serials fill the previous boot's holes. */
+static int
+segment_new(struct node *n, struct segment **out)
 {
 	struct segment *s;
 
 	if (n->nseg == AB_MAX_SEGS)
-		return &n->seg[n->nseg - 1];
+		return -ENOSPC;
 	if ((s = realloc(n->seg, (n->nseg + 1) * sizeof(*s))) == NULL)
-		return NULL;
+		return -ENOMEM;
 	n->seg = s;
 	s = &n->seg[n->nseg++];
 	memset(s, 0, sizeof(*s));
-	return s;
+	*out = s;
+	return 0;
 }
 
 /* Fold the oldest half of the runs, and the holes between them, into counts.  A serial
@@ -212,14 +241,15 @@ ab_complete_serial(struct ab_complete *c, struct ab_str name, uint64_t serial, u
 {
 	struct node *n;
 	struct segment *s;
+	int r;
 
-	if ((n = node_get(c, name)) == NULL)
-		return -ENOMEM;
+	if ((r = node_get(c, name, &n)) != 0)
+		return r;
 	s = n->nseg > 0 ? &n->seg[n->nseg - 1] : NULL;
 	if (s == NULL || (s->n > 0 && serial < s->run[s->n - 1].hi &&
 	    (sec > s->max_sec + 1 || serial + AB_REORDER < s->run[s->n - 1].hi)))
-		if ((s = segment_new(n)) == NULL)
-			return -ENOMEM;
+		if ((r = segment_new(n, &s)) != 0)
+			return r;
 	if (s->n == 0 || serial > s->run[s->n - 1].hi)
 		s->max_sec = sec;
 	return insert(s, serial);

@@ -282,6 +282,87 @@ follow(struct reader *rd, const char *path, int fd)
 		close(fd);
 }
 
+/*
+ * Open INPUTS newest (last) first; returns one fd per input, -2 where there is nothing
+ * to read: a rotated file gone between glob and open, or (OWN: the host's logs) a file
+ * already open under a newer name.  Unreadable files are warned about and counted.
+ */
+static int *
+open_inputs(char **inputs, size_t ninputs, int own)
+{
+	int *fds = NULL;
+	ino_t *inos;
+
+	if ((fds = calloc(ninputs, sizeof(*fds))) == NULL || (inos = calloc(ninputs, sizeof(*inos))) == NULL)
+		die(EXIT_FATAL, "out of memory");
+	for (size_t k = ninputs; k-- > 0;) {
+		struct stat sb;
+
+		fds[k] = strcmp(inputs[k], "-") == 0 ? STDIN_FILENO : open(inputs[k], O_RDONLY | O_CLOEXEC);
+		if (fds[k] < 0) {
+			/* A rotated file vanishing between glob and open is rotation, not loss. */
+			if (errno == ENOENT && own && strcmp(inputs[k], AUDIT_LOG) != 0) {
+				fds[k] = -2;
+				continue;
+			}
+			fprintf(stderr, PROG ": cannot read %s: %s\n", inputs[k], strerror(errno));
+			st.x.files_failed++;
+			continue;
+		}
+		if (own && fstat(fds[k], &sb) == 0) {
+			for (size_t j = k + 1; j < ninputs; j++)
+				if (fds[j] >= 0 && inos[j] == sb.st_ino) {
+					close(fds[k]);
+					fds[k] = -2;	/* rotated under us: already open as a newer name */
+					break;
+				}
+			inos[k] = sb.st_ino;
+		}
+	}
+	free(inos);
+	return fds;
+}
+
+/*
+ * Read the inputs FDS (from open_inputs) oldest first, closing each.  With FOLLOW the
+ * last one is not read here: its fd is returned for follow(); otherwise -1.
+ */
+static int
+read_inputs(struct reader *rd, char **inputs, size_t ninputs, int *fds, int follow_mode)
+{
+	int last_fd = -1;
+
+	for (size_t i = 0; i < ninputs && !stop; i++) {
+		int is_stdin = strcmp(inputs[i], "-") == 0, fd = fds[i], r;
+
+		if (fd < 0)
+			continue;
+		if (st.x.oldest_file == NULL)
+			st.x.oldest_file = inputs[i];
+		rd->name = is_stdin ? "(stdin)" : inputs[i];
+		rd->lineno = 0;
+		rd->len = 0;
+		rd->skipping = 0;
+		if (follow_mode && i + 1 == ninputs) {
+			last_fd = fd;
+			st.x.files_read++;
+			break;
+		}
+		if ((r = read_all(rd, fd)) != 0) {
+			fprintf(stderr, PROG ": read %s: %s\n", inputs[i], strerror(-r));
+			st.x.files_failed++;
+		} else
+			st.x.files_read++;
+		if (!is_stdin)
+			close(fd);
+		fds[i] = -2;
+	}
+	for (size_t i = 0; i < ninputs; i++)	/* left open by an interruption */
+		if (fds[i] >= 0 && fds[i] != STDIN_FILENO && fds[i] != last_fd)
+			close(fds[i]);
+	return last_fd;
+}
+
 /* Default inputs: audit.log.N, highest N (oldest) first, then audit.log. */
 static size_t
 default_inputs(char ***out)
@@ -370,7 +451,6 @@ main(int argc, char **argv)
 	size_t ninputs = 0;
 	int own_inputs = 0;	/* default_inputs() strings are ours to free */
 	int *fds = NULL;
-	ino_t *inos = NULL;
 	int c, auparse_engine = 0, follow_mode = 0, kernel = 0, incomplete, last_fd = -1;
 	int dump = 0;
 	uint64_t now = (uint64_t)time(NULL);
@@ -480,61 +560,9 @@ main(int argc, char **argv)
 	 * rotate while we read (audit.log -> .1 -> .2 ...): open fds keep their files, and
 	 * opening newest first means a rotation in between can only make us open one file
 	 * twice (skipped by inode), never skip one that existed when we started. */
-	if ((fds = calloc(ninputs, sizeof(*fds))) == NULL || (inos = calloc(ninputs, sizeof(*inos))) == NULL)
-		die(EXIT_FATAL, "out of memory");
-	for (size_t k = ninputs; k-- > 0;) {
-		struct stat sb;
-
-		fds[k] = strcmp(inputs[k], "-") == 0 ? STDIN_FILENO : open(inputs[k], O_RDONLY | O_CLOEXEC);
-		if (fds[k] < 0) {
-			/* A rotated file vanishing between glob and open is rotation, not loss. */
-			if (errno == ENOENT && own_inputs && strcmp(inputs[k], AUDIT_LOG) != 0) {
-				fds[k] = -2;
-				continue;
-			}
-			fprintf(stderr, PROG ": cannot read %s: %s\n", inputs[k], strerror(errno));
-			st.x.files_failed++;
-			continue;
-		}
-		if (own_inputs && fstat(fds[k], &sb) == 0) {
-			for (size_t j = k + 1; j < ninputs; j++)
-				if (fds[j] >= 0 && inos[j] == sb.st_ino) {
-					close(fds[k]);
-					fds[k] = -2;	/* rotated under us: already open as a newer name */
-					break;
-				}
-			inos[k] = sb.st_ino;
-		}
-	}
+	fds = open_inputs(inputs, ninputs, own_inputs);
 	/* 5. Read every input in order, one pass; warn and go on past anything unreadable. */
-	for (size_t i = 0; i < ninputs && !stop; i++) {
-		int is_stdin = strcmp(inputs[i], "-") == 0, fd = fds[i], r;
-
-		if (fd < 0)
-			continue;
-		if (st.x.oldest_file == NULL)
-			st.x.oldest_file = inputs[i];
-		rd.name = is_stdin ? "(stdin)" : inputs[i];
-		rd.lineno = 0;
-		rd.len = 0;
-		rd.skipping = 0;
-		if (follow_mode && i + 1 == ninputs) {
-			last_fd = fd;
-			st.x.files_read++;
-			break;
-		}
-		if ((r = read_all(&rd, fd)) != 0) {
-			fprintf(stderr, PROG ": read %s: %s\n", inputs[i], strerror(-r));
-			st.x.files_failed++;
-		} else
-			st.x.files_read++;
-		if (!is_stdin)
-			close(fd);
-		fds[i] = -2;
-	}
-	for (size_t i = 0; i < ninputs; i++)	/* left open by an interruption */
-		if (fds[i] >= 0 && fds[i] != STDIN_FILENO && fds[i] != last_fd)
-			close(fds[i]);
+	last_fd = read_inputs(&rd, inputs, ninputs, fds, follow_mode);
 	if (last_fd >= 0)
 		follow(&rd, inputs[ninputs - 1], last_fd);
 	if (st.x.files_read == 0)
@@ -590,6 +618,5 @@ out:
 		free(inputs[i]);
 	free(inputs);
 	free(fds);
-	free(inos);
 	return incomplete ? EXIT_INCOMPLETE : EXIT_COMPLETE;
 }

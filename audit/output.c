@@ -16,104 +16,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "abutil.h"
 #include "review.h"
 
-/* Length of the valid UTF-8 sequence at P (max N bytes), its code point in *cp; 0 if
- * invalid (overlong forms, surrogates and > U+10FFFF are invalid too). */
-static size_t
-utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		c = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		c = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		c = p[0] & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
+/* The text helpers are lib/'s (abutil.h); these adapt them to struct ab_str. */
 static int
 valid_utf8(struct ab_str s)
 {
-	uint32_t cp;
-	size_t i = 0, l;
-
-	while (i < s.n) {
-		if ((l = utf8_seq((const unsigned char *)s.p + i, s.n - i, &cp)) == 0)
-			return 0;
-		i += l;
-	}
-	return 1;
+	return ab_utf8_valid(s.p, s.n);
 }
 
-/* Terminal-safe text, at most WIDTH characters (0: no limit); returns columns used. */
+/* Terminal-safe text, at most WIDTH characters (0: no limit); returns columns used.
+ * '\' is doubled too, so a name cannot fake one of our escapes. */
 static size_t
 put_safe(FILE *f, struct ab_str s, size_t width)
 {
-	size_t i = 0, cols = 0, l;
-	uint32_t cp;
-	char tmp[16];
-
-	/* A column that cannot hold it all keeps one cell for the ellipsis. */
-	if (width > 1 && s.n > width)
-		width--;
-
-	while (i < s.n) {
-		const unsigned char *p = (const unsigned char *)s.p + i;
-		int bad;
-
-		l = utf8_seq(p, s.n - i, &cp);
-		bad = l == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
-		    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-		    cp == 0x200e || cp == 0x200f || cp == '\\';
-		if (bad) {
-			int k = cp == '\\' && l == 1 ? snprintf(tmp, sizeof(tmp), "\\\\") :
-			    l == 0 || cp < 0x80 ? snprintf(tmp, sizeof(tmp), "\\x%02x", p[0]) :
-			    snprintf(tmp, sizeof(tmp), "\\u{%04x}", cp);
-
-			if (l == 0)
-				l = 1;
-			if (width && cols + (size_t)k > width)
-				break;
-			fputs(tmp, f);
-			cols += (size_t)k;
-		} else {
-			if (width && cols + 1 > width)
-				break;
-			fwrite(p, 1, l, f);
-			cols++;
-		}
-		i += l;
-	}
-	if (width && i < s.n) {
-		/* Truncated: mark it, so nobody mistakes a prefix for the whole name. */
-		fputs("…", f);
-		cols++;
-	}
-	return cols;
+	return ab_text_put_safe(f, s.p, s.n, width, AB_TEXT_ESC_BACKSLASH);
 }
 
 static void
@@ -125,8 +43,9 @@ put_col(FILE *f, struct ab_str s, size_t width)
 		fputc(' ', f);
 }
 
+/* A C string as an ab_str; NULL as the empty string. */
 static struct ab_str
-S(const char *s)
+str_of_cstr(const char *s)
 {
 	return (struct ab_str){ s ? s : "", s ? strlen(s) : 0 };
 }
@@ -134,41 +53,7 @@ S(const char *s)
 static void
 json_str(FILE *f, struct ab_str s)
 {
-	size_t i = 0, l;
-	uint32_t cp;
-
-	fputc('"', f);
-	while (i < s.n) {
-		const unsigned char *p = (const unsigned char *)s.p + i;
-		size_t run = 0;
-
-		/* Plain printable ASCII goes out in one piece. */
-		while (i + run < s.n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' &&
-		    p[run] != '\\')
-			run++;
-		if (run > 0) {
-			fwrite(p, 1, run, f);
-			i += run;
-			continue;
-		}
-
-		l = utf8_seq(p, s.n - i, &cp);
-		if (l == 0) {
-			fputs("\\ufffd", f);
-			i++;
-			continue;
-		}
-		if (cp == '"' || cp == '\\')
-			fprintf(f, "\\%c", (int)cp);
-		else if (cp < 0x20 || cp == 0x7f)
-			fprintf(f, "\\u%04x", cp);
-		else if (cp == 0x2028 || cp == 0x2029)
-			fprintf(f, "\\u%04x", cp);	/* break JavaScript embedders otherwise */
-		else
-			fwrite(p, 1, l, f);
-		i += l;
-	}
-	fputc('"', f);
+	ab_text_put_json(f, s.p, s.n);
 }
 
 static void
@@ -217,7 +102,7 @@ denial_json(FILE *f, const struct ab_denial *d)
 	fputs(",\"session\":", f);
 	json_u64(f, d->ses);
 	fputs(",\"user\":", f);
-	json_str_or_null(f, S(d->user));
+	json_str_or_null(f, str_of_cstr(d->user));
 	fputs(",\"uid\":", f);
 	json_u64(f, d->uid);
 	fputs(",\"auid\":", f);
@@ -243,12 +128,12 @@ denial_json(FILE *f, const struct ab_denial *d)
 		json_str_or_null(f, d->path);
 	else {
 		fputs("null,\"host_path_note\":", f);
-		json_str(f, S(d->host_path_note));
+		json_str(f, str_of_cstr(d->host_path_note));
 	}
 	fputs(",\"addr\":", f);
 	json_str_or_null(f, d->addr);
 	fputs(",\"syscall\":", f);
-	json_str_or_null(f, S(d->syscall));
+	json_str_or_null(f, str_of_cstr(d->syscall));
 	fputs(",\"exit\":", f);
 	if (d->has_exit)
 		fprintf(f, "%ld", d->exit);
@@ -257,7 +142,7 @@ denial_json(FILE *f, const struct ab_denial *d)
 	fputs(",\"domain\":", f);
 	json_str_or_null(f, d->domain);
 	fputs(",\"rule\":", f);
-	json_str(f, S(d->rule));
+	json_str(f, str_of_cstr(d->rule));
 	fputs("}\n", f);
 }
 
@@ -297,25 +182,25 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		prog = slash ? (struct ab_str){ slash + 1, d->exe.n - (slash + 1 - d->exe.p) } : d->exe;
 	}
 	if (o->tty) {
-		put_col(f, S(t), W_TIME);
-		put_col(f, S(ses), W_SES);
-		put_col(f, S(d->user ? d->user : "?"), W_USER);
-		put_col(f, S(ab_kind_name[d->kind]), W_KIND);
+		put_col(f, str_of_cstr(t), W_TIME);
+		put_col(f, str_of_cstr(ses), W_SES);
+		put_col(f, str_of_cstr(d->user ? d->user : "?"), W_USER);
+		put_col(f, str_of_cstr(ab_kind_name[d->kind]), W_KIND);
 		put_col(f, d->access, W_ACC);
-		put_col(f, S(d->syscall ? d->syscall : "-"), W_SYS);
+		put_col(f, str_of_cstr(d->syscall ? d->syscall : "-"), W_SYS);
 		put_col(f, prog, W_PROG);
-		put_safe(f, obj.n ? obj : S("-"), 0);
+		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
 		if (d->host_path_note != NULL && d->path.n > 0)
 			fprintf(f, "  (%s)", d->host_path_note);
 	} else {
 		fprintf(f, "%s\t%ju\t%s\t", t, (uintmax_t)d->serial, ses);
-		put_safe(f, S(d->user ? d->user : "?"), 0);
+		put_safe(f, str_of_cstr(d->user ? d->user : "?"), 0);
 		fprintf(f, "\t%s\t", ab_kind_name[d->kind]);
 		put_safe(f, d->access, 0);
 		fprintf(f, "\t%s\t", d->syscall ? d->syscall : "-");
 		put_safe(f, prog, 0);
 		fputc('\t', f);
-		put_safe(f, obj.n ? obj : S("-"), 0);
+		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
 	}
 	fputc('\n', f);
 }
@@ -326,17 +211,17 @@ session_json(FILE *f, const struct ab_session *s)
 	char t[64];
 
 	fprintf(f, "{\"v\":1,\"session\":%ju,\"node\":", (uintmax_t)s->ses);
-	json_str_or_null(f, S(s->node));
+	json_str_or_null(f, str_of_cstr(s->node));
 	fputs(",\"user\":", f);
-	json_str_or_null(f, S(s->user));
+	json_str_or_null(f, str_of_cstr(s->user));
 	fputs(",\"uid\":", f);
 	json_u64(f, s->uid);
 	fputs(",\"service\":", f);
-	json_str_or_null(f, S(s->service));
+	json_str_or_null(f, str_of_cstr(s->service));
 	fputs(",\"tty\":", f);
-	json_str_or_null(f, S(s->tty));
+	json_str_or_null(f, str_of_cstr(s->tty));
 	fputs(",\"rhost\":", f);
-	json_str_or_null(f, S(s->rhost));
+	json_str_or_null(f, str_of_cstr(s->rhost));
 	fputs(",\"start\":", f);
 	if (s->have_start) {
 		fmt_time(t, sizeof(t), s->start_sec, s->start_ms, 1, 1);
@@ -350,9 +235,9 @@ session_json(FILE *f, const struct ab_session *s)
 	} else
 		fputs("null", f);
 	fputs(",\"digest\":", f);
-	json_str_or_null(f, S(s->digest));
+	json_str_or_null(f, str_of_cstr(s->digest));
 	fputs(",\"network\":", f);
-	json_str_or_null(f, S(s->network));
+	json_str_or_null(f, str_of_cstr(s->network));
 	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
 	    (uintmax_t)s->logins);
 	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,"
@@ -421,20 +306,20 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		    s->rhost : "", s->rhost[0] && strcmp(s->rhost, "?") && s->tty[0] ? " " : "",
 		    s->tty);
 		if (o->tty) {
-			put_col(o->f, S(ses), 6);
-			put_col(o->f, S(s->user[0] ? s->user : "?"), 10);
-			put_col(o->f, S(s->service[0] ? s->service : "?"), 12);
-			put_col(o->f, S(from[0] ? from : "-"), 16);
-			put_col(o->f, S(st), 19);
-			put_col(o->f, S(en), 19);
-			put_col(o->f, S(dg), 12);
+			put_col(o->f, str_of_cstr(ses), 6);
+			put_col(o->f, str_of_cstr(s->user[0] ? s->user : "?"), 10);
+			put_col(o->f, str_of_cstr(s->service[0] ? s->service : "?"), 12);
+			put_col(o->f, str_of_cstr(from[0] ? from : "-"), 16);
+			put_col(o->f, str_of_cstr(st), 19);
+			put_col(o->f, str_of_cstr(en), 19);
+			put_col(o->f, str_of_cstr(dg), 12);
 		} else {
 			fprintf(o->f, "%s\t", ses);
-			put_safe(o->f, S(s->user[0] ? s->user : "?"), 0);
+			put_safe(o->f, str_of_cstr(s->user[0] ? s->user : "?"), 0);
 			fputc('\t', o->f);
-			put_safe(o->f, S(s->service[0] ? s->service : "?"), 0);
+			put_safe(o->f, str_of_cstr(s->service[0] ? s->service : "?"), 0);
 			fputc('\t', o->f);
-			put_safe(o->f, S(from[0] ? from : "-"), 0);
+			put_safe(o->f, str_of_cstr(from[0] ? from : "-"), 0);
 			fprintf(o->f, "\t%s\t%s\t%s\t", st, en, dg);
 		}
 		denial_counts(o->f, s, filtered, "");
@@ -458,21 +343,21 @@ refusals(struct ab_out *o, const struct ab_review *rv)
 		if (o->json) {
 			fmt_time(t, sizeof(t), f->sec, f->ms, 1, 1);
 			fprintf(o->f, "{\"v\":1,\"refused\":true,\"time\":\"%s\",\"user\":", t);
-			json_str_or_null(o->f, S(f->user));
+			json_str_or_null(o->f, str_of_cstr(f->user));
 			fputs(",\"service\":", o->f);
-			json_str_or_null(o->f, S(f->service));
+			json_str_or_null(o->f, str_of_cstr(f->service));
 			fputs(",\"reason\":", o->f);
-			json_str_or_null(o->f, S(f->reason));
+			json_str_or_null(o->f, str_of_cstr(f->reason));
 			fputs("}\n", o->f);
 			continue;
 		}
 		fmt_time(t, sizeof(t), f->sec, 0, o->utc, 0);
 		fprintf(o->f, "refused %s  user ", t);
-		put_safe(o->f, S(f->user[0] ? f->user : "?"), 0);
+		put_safe(o->f, str_of_cstr(f->user[0] ? f->user : "?"), 0);
 		fputs("  service ", o->f);
-		put_safe(o->f, S(f->service[0] ? f->service : "?"), 0);
+		put_safe(o->f, str_of_cstr(f->service[0] ? f->service : "?"), 0);
 		fputs(": ", o->f);
-		put_safe(o->f, S(f->reason), 0);
+		put_safe(o->f, str_of_cstr(f->reason), 0);
 		fputc('\n', o->f);
 	}
 	if (!o->json && ab_review_stats(rv)->refused_selected > AB_REFUSALS_MAX)
@@ -492,7 +377,7 @@ top_print(FILE *f, int json, const char *what, const struct ab_top *t, int filte
 		fprintf(f, ",\"%s\":[", what);
 		for (size_t i = 0; i < n; i++) {
 			fprintf(f, "%s{\"name\":", i ? "," : "");
-			json_str(f, S(it[i].key));
+			json_str(f, str_of_cstr(it[i].key));
 			fprintf(f, ",\"count\":%ju}", (uintmax_t)it[i].count);
 		}
 		fprintf(f, "],\"%s_other\":%ju", what, (uintmax_t)other);
@@ -501,7 +386,7 @@ top_print(FILE *f, int json, const char *what, const struct ab_top *t, int filte
 	fprintf(f, "  top %s%s:\n", what, filtered ? " (of the matching denials)" : "");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "    %8ju  ", (uintmax_t)it[i].count);
-		put_safe(f, S(it[i].key), 0);
+		put_safe(f, str_of_cstr(it[i].key), 0);
 		fputc('\n', f);
 	}
 	if (other > 0)
@@ -522,7 +407,7 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 		shown++;
 		if (o->json) {
 			fprintf(o->f, "{\"v\":1,\"session\":%ju,\"user\":", (uintmax_t)s->ses);
-			json_str_or_null(o->f, S(s->user));
+			json_str_or_null(o->f, str_of_cstr(s->user));
 			fprintf(o->f, ",\"denials\":%ju,\"kinds\":{\"landlock\":%ju,\"seccomp\":%ju,"
 			    "\"dac\":%ju},\"denials_before_filters\":%ju,\"start_seen\":%s",
 			    (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
@@ -536,7 +421,7 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 		fprintf(o->f, "session %ju", (uintmax_t)s->ses);
 		if (s->user[0]) {
 			fputs(" user ", o->f);
-			put_safe(o->f, S(s->user), 0);
+			put_safe(o->f, str_of_cstr(s->user), 0);
 		}
 		if (!s->have_start)
 			fputs(" (started before the records read)", o->f);
@@ -552,6 +437,8 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 
 /* ---- completeness ---------------------------------------------------------------------- */
 
+#define NODE_SHOWN	64	/* bytes of a node name in the list of gaps */
+
 struct problems {
 	FILE	*f;
 	int	 json;
@@ -561,7 +448,7 @@ struct problems {
 static void __attribute__((format(printf, 2, 3)))
 problem(struct problems *p, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -569,10 +456,43 @@ problem(struct problems *p, const char *fmt, ...)
 	va_end(ap);
 	if (p->json) {
 		fputs(p->n ? "," : "", p->f);
-		json_str(p->f, S(buf));
-	} else
-		fprintf(p->f, "  INCOMPLETE: %s\n", buf);
+		json_str(p->f, str_of_cstr(buf));
+	} else {
+		/* Node names and file names come from the logs: escaped for the terminal. */
+		fputs("  INCOMPLETE: ", p->f);
+		put_safe(p->f, str_of_cstr(buf), 0);
+		fputc('\n', p->f);
+	}
 	p->n++;
+}
+
+/* What the review could not keep track of (ab_review_stats: err and its counters). */
+static void
+bookkeeping_problems(struct problems *p, const struct ab_review_stats *rs)
+{
+	if (rs->err != 0)
+		problem(p, "the review's bookkeeping failed (first error: %s): what it could not "
+		    "track is not checked", rs->err == -ENOSPC ? "a table is full" :
+		    rs->err == -ENOMEM ? "out of memory" : strerror(-rs->err));
+	if (rs->oom > 0)
+		problem(p, "out of memory %ju time(s) while reviewing", (uintmax_t)rs->oom);
+	if (rs->serials_untracked > 0)
+		problem(p, "%ju event(s) not checked for serial gaps (node or boot table full, or "
+		    "out of memory): serials missing on their node are not ruled out",
+		    (uintmax_t)rs->serials_untracked);
+	if (rs->sessions_untracked > 0)
+		problem(p, "%ju session record(s) or denial(s) whose session could not be tracked "
+		    "(session table full, or out of memory): the sessions and summary views miss "
+		    "them", (uintmax_t)rs->sessions_untracked);
+	if (rs->domains_untracked > 0)
+		problem(p, "%ju Landlock record(s) of a domain the table could not hold: their "
+		    "denial counts are not checked", (uintmax_t)rs->domains_untracked);
+	if (rs->counts_lost > 0)
+		problem(p, "%ju per-session path/program count(s) lost (out of memory): the summary "
+		    "undercounts", (uintmax_t)rs->counts_lost);
+	if (rs->refusals_lost > 0)
+		problem(p, "%ju refused login(s) not kept for the sessions list (out of memory)",
+		    (uintmax_t)rs->refusals_lost);
 }
 
 /*
@@ -591,7 +511,7 @@ filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
 		fprintf(f, " session %ju", (uintmax_t)fl->session);
 	if (fl->user != NULL) {
 		fputs(" user ", f);
-		put_safe(f, S(fl->user), 0);
+		put_safe(f, str_of_cstr(fl->user), 0);
 	}
 	if (fl->have_since) {
 		fmt_time(t, sizeof(t), fl->since, 0, x->utc, 0);
@@ -611,105 +531,111 @@ filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
 	}
 	if (fl->path != NULL) {
 		fputs(" path ", f);
-		put_safe(f, S(fl->path), 0);
+		put_safe(f, str_of_cstr(fl->path), 0);
 	}
 	fprintf(f, "; they select %zu of %zu session(s) and %ju of %ju denial(s); the checks "
 	    "here are about every record read\n", nsel, nses, (uintmax_t)x->rs->denials,
 	    (uintmax_t)x->rs->denials_all);
 }
 
-int
-ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
-{
-	struct ab_gap ex[5];
-	size_t nex = 0, nseg = 0, no_start = 0, nses = 0, nsel = 0;
-	uint64_t seen = 0, missing;
-	const struct ab_session *s;
-	struct problems p = { .f = f, .json = json };
-	char t1[64], t2[64];
+/* What the report says about serials and sessions, computed once for either printer. */
+struct report {
+	struct ab_gap	 ex[5];		/* example gaps, largest first */
+	size_t		 nex, nseg;
+	uint64_t	 seen, missing;
+	size_t		 no_start;	/* sessions with denials, their start not read */
+	size_t		 nses, nsel;	/* sessions read; those the filters select */
+};
 
-	missing = ab_complete_gaps(x->cp, ex, 5, &nex, &nseg, &seen);
+static void
+report_compute(const struct ab_facts *x, struct report *r)
+{
+	const struct ab_session *s;
+
+	memset(r, 0, sizeof(*r));
+	r->missing = ab_complete_gaps(x->cp, r->ex, 5, &r->nex, &r->nseg, &r->seen);
 	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
 		/* About the input, not the selection: denials before filters. */
 		if (!s->have_start && s->denials_all > 0)
-			no_start++;
-		nses++;
-		nsel += ab_session_selected(x->rv, s) != 0;
+			r->no_start++;
+		r->nses++;
+		r->nsel += ab_session_selected(x->rv, s) != 0;
 	}
-	if (json)
-		fputs("{\"v\":1,\"completeness\":{\"problems\":[", f);
-	else {
-		fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, x->utc, 0);
-		fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, x->utc, 0);
-		fprintf(f, "completeness: %zu file(s), %ju lines, %ju events, serials seen %ju in "
-		    "%zu run(s)%s%s%s%s%s\n", x->files_read, (uintmax_t)x->lines,
-		    (uintmax_t)x->events, (uintmax_t)seen, nseg, x->rs->oldest_sec ? ", " : "",
-		    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
-		    x->rs->oldest_sec ? t2 : "", "");
-	}
+}
+
+/* One problem() per reason the record may not be complete, in the report's order. */
+static void
+report_problems(struct problems *p, const struct ab_facts *x, const struct report *r)
+{
 	if (x->events == 0)
-		problem(&p, "no audit records in the input: nothing was seen, so nothing is vouched for");
+		problem(p, "no audit records in the input: nothing was seen, so nothing is vouched for");
 	if (x->files_failed > 0)
-		problem(&p, "%zu input file(s) could not be read", x->files_failed);
+		problem(p, "%zu input file(s) could not be read", x->files_failed);
 	if (x->kernel_checked < 0)
-		problem(&p, "kernel lost counter unreadable (%s): run as root", strerror(-x->kernel_checked));
+		problem(p, "kernel lost counter unreadable (%s): run as root", strerror(-x->kernel_checked));
 	else if (x->kernel_checked > 0 && x->kernel_lost > 0)
-		problem(&p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
+		problem(p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
 		    "denials may be missing", (uintmax_t)x->kernel_lost, (uintmax_t)x->backlog_limit);
-	if (missing > 0) {
-		char ranges[256] = "";
+	if (r->missing > 0) {
+		char ranges[512] = "";
 		size_t off = 0;
 
-		for (size_t i = 0; i < nex && off < sizeof(ranges) - 40; i++)
-			off += (size_t)snprintf(ranges + off, sizeof(ranges) - off, "%s%.*s%s%ju..%ju",
-			    i ? ", " : "", (int)ex[i].node.n, ex[i].node.p, ex[i].node.n ? ":" : "",
-			    (uintmax_t)ex[i].lo, (uintmax_t)ex[i].hi);
-		problem(&p, "%ju serial(s) missing inside the range read (%s%s): events that "
-		    "reached no log file", (uintmax_t)missing, ranges, nex < 5 ? "" : ", ...");
+		/* A node name may be as long as a line: its first NODE_SHOWN bytes name it. */
+		for (size_t i = 0; i < r->nex && off < sizeof(ranges) - 40; i++)
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) - off, "%s%.*s%s%s%ju..%ju",
+			    i ? ", " : "", (int)(r->ex[i].node.n < NODE_SHOWN ? r->ex[i].node.n : NODE_SHOWN),
+			    r->ex[i].node.p, r->ex[i].node.n > NODE_SHOWN ? "..." : "",
+			    r->ex[i].node.n ? ":" : "", (uintmax_t)r->ex[i].lo, (uintmax_t)r->ex[i].hi);
+		problem(p, "%ju serial(s) missing inside the range read (%s%s): events that "
+		    "reached no log file", (uintmax_t)r->missing, ranges, r->nex < 5 ? "" : ", ...");
 	}
 	if (x->rs->domains_short > 0)
-		problem(&p, "%ju Landlock domain(s) counted more denials than the log holds "
+		problem(p, "%ju Landlock domain(s) counted more denials than the log holds "
 		    "(%ju record(s) missing; %s)", (uintmax_t)x->rs->domains_short,
 		    (uintmax_t)x->rs->domains_records_missing, x->rs->short_example);
 	if (x->malformed + x->overlong + x->nul_lines > 0)
-		problem(&p, "%ju line(s) skipped as unreadable (%ju malformed, %ju longer than %d "
+		problem(p, "%ju line(s) skipped as unreadable (%ju malformed, %ju longer than %d "
 		    "bytes, %ju with NUL bytes)", (uintmax_t)(x->malformed + x->overlong),
 		    (uintmax_t)x->malformed, (uintmax_t)x->overlong, AB_LINE_MAX,
 		    (uintmax_t)x->nul_lines);
 	if (x->late > 0)
-		problem(&p, "%ju record(s) arrived after their event was closed (reported on their own)",
+		problem(p, "%ju record(s) arrived after their event was closed (reported on their own)",
 		    (uintmax_t)x->late);
 	if (x->dropped > 0)
-		problem(&p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
+		problem(p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
 		    AB_EVENT_MAXREC);
 	if (x->rs->daemon_abort + x->rs->daemon_err > 0)
-		problem(&p, "auditd reported %ju error(s)/abort(s) (DAEMON_ERR/DAEMON_ABORT)",
+		problem(p, "auditd reported %ju error(s)/abort(s) (DAEMON_ERR/DAEMON_ABORT)",
 		    (uintmax_t)(x->rs->daemon_err + x->rs->daemon_abort));
-	if (no_start > 0)
-		problem(&p, "%zu session(s) with denials started before the oldest record read "
+	if (r->no_start > 0)
+		problem(p, "%zu session(s) with denials started before the oldest record read "
 		    "(their start, and maybe earlier denials, are in rotated-away logs%s%s)",
-		    no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
+		    r->no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
+	bookkeeping_problems(p, x->rs);
 	if (x->rs->domains_partial > 0)
-		problem(&p, "%ju Landlock domain(s) created before the oldest record read have "
+		problem(p, "%ju Landlock domain(s) created before the oldest record read have "
 		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
 		    x->rs->partial_example);
-	if (json) {
-		fprintf(f, "],\"complete\":%s,\"files\":%zu,\"lines\":%ju,\"events\":%ju,"
-		    "\"serials_seen\":%ju,\"serials_missing\":%ju,\"boots\":%zu,\"kernel_lost\":",
-		    p.n ? "false" : "true", x->files_read, (uintmax_t)x->lines, (uintmax_t)x->events,
-		    (uintmax_t)seen, (uintmax_t)missing, nseg);
-		if (x->kernel_checked > 0)
-			fprintf(f, "%ju", (uintmax_t)x->kernel_lost);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
-		    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
-		    "\"sessions\":%zu,\"sessions_before_filters\":%zu}}\n",
-		    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
-		    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
-		    x->filtered ? "true" : "false", nsel, nses);
-		return p.n > 0;
-	}
+}
+
+static void
+report_text_head(FILE *f, const struct ab_facts *x, const struct report *r)
+{
+	char t1[64], t2[64];
+
+	fmt_time(t1, sizeof(t1), x->rs->oldest_sec, 0, x->utc, 0);
+	fmt_time(t2, sizeof(t2), x->rs->newest_sec, 0, x->utc, 0);
+	fprintf(f, "completeness: %zu file(s), %ju lines, %ju events, serials seen %ju in "
+	    "%zu run(s)%s%s%s%s%s\n", x->files_read, (uintmax_t)x->lines,
+	    (uintmax_t)x->events, (uintmax_t)r->seen, r->nseg, x->rs->oldest_sec ? ", " : "",
+	    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
+	    x->rs->oldest_sec ? t2 : "", "");
+}
+
+/* After the problems: the notes, the filters, and the verdict. */
+static void
+report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int nproblems)
+{
 	if (x->kernel_checked == 0)
 		fprintf(f, "  note: kernel lost counter not checked (--input: the log may come from "
 		    "another host; --kernel-status checks this one)\n");
@@ -725,13 +651,51 @@ ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
 		fprintf(f, "  note: auditd started %ju times in this range\n",
 		    (uintmax_t)x->rs->daemon_start);
 	if (x->filtered)
-		filter_line(f, x, nses, nsel);
-	if (p.n == 0)
+		filter_line(f, x, r->nses, r->nsel);
+	if (nproblems == 0)
 		fprintf(f, "  COMPLETE: every serial in the range is present; %ju denial(s)%s\n",
 		    (uintmax_t)x->rs->denials, x->filtered ? " match the filters" : "");
 	else
 		fprintf(f, "  => the record is NOT known to be complete: %ju denial(s) shown%s; "
 		    "more may have happened\n", (uintmax_t)x->rs->denials,
 		    x->filtered ? " (after filters)" : "");
+}
+
+/* After the problems: the counts, one JSON object in all. */
+static void
+report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int nproblems)
+{
+	fprintf(f, "],\"complete\":%s,\"files\":%zu,\"lines\":%ju,\"events\":%ju,"
+	    "\"serials_seen\":%ju,\"serials_missing\":%ju,\"boots\":%zu,\"kernel_lost\":",
+	    nproblems ? "false" : "true", x->files_read, (uintmax_t)x->lines, (uintmax_t)x->events,
+	    (uintmax_t)r->seen, (uintmax_t)r->missing, r->nseg);
+	if (x->kernel_checked > 0)
+		fprintf(f, "%ju", (uintmax_t)x->kernel_lost);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
+	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
+	    "\"sessions\":%zu,\"sessions_before_filters\":%zu}}\n",
+	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
+	    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
+	    x->filtered ? "true" : "false", r->nsel, r->nses);
+}
+
+int
+ab_out_completeness(FILE *f, int json, const struct ab_facts *x)
+{
+	struct problems p = { .f = f, .json = json };
+	struct report r;
+
+	report_compute(x, &r);
+	if (json)
+		fputs("{\"v\":1,\"completeness\":{\"problems\":[", f);
+	else
+		report_text_head(f, x, &r);
+	report_problems(&p, x, &r);
+	if (json)
+		report_json_tail(f, x, &r, p.n);
+	else
+		report_text_tail(f, x, &r, p.n);
 	return p.n > 0;
 }

@@ -1,5 +1,5 @@
 /*
- * agentbox-audit internals: one audit log line (record.c), records grouped into events
+ * agentbox-audit internals: one audit log line (logline.c), records grouped into events
  * (group.c: the streaming fast path; auparse.c: libauparse, the reference), events turned
  * into denials, sessions and completeness facts (analyze.c, complete.c), and printed
  * (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
@@ -151,14 +151,17 @@ struct ab_denial {
 	char		 rule[64];	/* "landlock domain 1d5..", "seccomp errno(1)", "audit key agentbox" */
 };
 
-#endif /* AB_REVIEW_H */
-
 /* ---- completeness (complete.c) ----------------------------------------------------- */
 
 struct ab_complete;
 int	ab_complete_new(struct ab_complete **out);
 void	ab_complete_free(struct ab_complete *c);
-/* One kernel event seen (DAEMON_* records excluded: auditd numbers those itself). */
+/*
+ * One kernel event seen (DAEMON_* records excluded: auditd numbers those itself).
+ * Returns 0; -ENOSPC when the event's node or boot is beyond the tables (AB_MAX_NODES
+ * nodes, node names beyond AB_NODE_BYTES, AB_MAX_SEGS boots on one node); -ENOMEM.
+ * On error the serial is not tracked: the caller must not report completeness.
+ */
 int	ab_complete_serial(struct ab_complete *c, struct ab_str node, uint64_t serial, uint64_t sec);
 
 struct ab_gap {
@@ -239,6 +242,17 @@ struct ab_review_stats {
 	uint64_t	 oldest_sec, newest_sec;
 	char		 short_example[160];
 	char		 partial_example[160];
+	/* Bookkeeping that failed (a table full, out of memory): what was not tracked may
+	 * hide a serial gap, a denial or a session, so the completeness report turns each
+	 * nonzero one into an INCOMPLETE line. */
+	int		 err;			/* the first such error (-errno), sticky; 0 none */
+	uint64_t	 oom;			/* allocations that failed, all kinds */
+	uint64_t	 serials_untracked;	/* events never checked for serial gaps */
+	uint64_t	 sessions_untracked;	/* session records and denials whose session
+						 * the table could not hold */
+	uint64_t	 domains_untracked;	/* Landlock records of a domain not held */
+	uint64_t	 counts_lost;		/* per-session path/program counts not kept */
+	uint64_t	 refusals_lost;		/* refused logins not kept for the list */
 };
 
 struct ab_review;
@@ -316,3 +330,5 @@ struct ab_facts {
 /* Print the report to F (text, or one JSON object); returns 1 if the record is not
  * known to be complete, else 0. */
 int	ab_out_completeness(FILE *f, int json, const struct ab_facts *x);
+
+#endif /* AB_REVIEW_H */

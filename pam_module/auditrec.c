@@ -18,11 +18,6 @@
 
 #include "module.h"
 
-static const char *const net_name[] = {
-	[AB_NET_NONE] = "none", [AB_NET_LOOPBACK] = "loopback",
-	[AB_NET_HOST] = "host", [AB_NET_TCP] = "tcp",
-};
-
 /*
  * Open the audit socket now, in the host's network namespace, and ask the kernel
  * whether audit is on: with audit disabled it drops user messages silently, so a
@@ -117,8 +112,8 @@ ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const ch
 	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
 		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s", s->ses,
-		    u, (unsigned)s->uid, sv, t, rh, hex, net_name[s->pol->network], s->masks,
-		    s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no");
+		    u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
+		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no");
 	free(u);
 	free(sv);
 	free(t);

@@ -1,5 +1,5 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
-PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c prefilter.c netns.c \
+PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c netns.c \
             reaper.c planfile.c auditrec.c entry.c sessfail.c)
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
@@ -23,14 +23,14 @@ UNINSTALL      += uninstall-pam
 endif
 
 $(B)/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h \
-		pam_module/prefilter.h policy/policy.h $(B)/config.h
+		policy/policy.h $(B)/config.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
 
 # The policy archive is linked in statically; the version script exports pam_sm_* only.
-$(PAM_SO): $(PAM_OBJS) $(POLICY_LIB) pam_module/pam_agentbox.map
+$(PAM_SO): $(PAM_OBJS) $(POLICY_LIB) $(UTIL_LIB) pam_module/pam_agentbox.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map \
-	  -Wl,--no-undefined -o $@ $(PAM_OBJS) $(POLICY_LIB) $(POLICY_LIBS) \
+	  -Wl,--no-undefined -o $@ $(PAM_OBJS) $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) \
 	  $(shell pkg-config --libs $(PAM_PKGS))
 
 # agentbox-init is static: no ld.so work at every login (it runs with an empty
@@ -75,11 +75,11 @@ $(PAM_TRY): tests/unit/pam_try.c
 
 # bench/session-start compares the shared `none` netns with a fresh one per login.
 $(B)/bench/pam_agentbox_freshnet.so: $(PAM_SRCS) pam_module/module.h pam_module/compat.h \
-		$(POLICY_LIB) pam_module/pam_agentbox.map $(B)/config.h
+		$(POLICY_LIB) $(UTIL_LIB) pam_module/pam_agentbox.map $(B)/config.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DAB_NETNS_FRESH_NONE $(shell pkg-config --cflags $(PAM_PKGS)) -shared \
 	  $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map -o $@ $(PAM_SRCS) \
-	  $(POLICY_LIB) $(POLICY_LIBS) $(shell pkg-config --libs $(PAM_PKGS))
+	  $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(shell pkg-config --libs $(PAM_PKGS))
 
 # ASan/UBSan copies for tests/e2e/pam_retval.t: the whole open/close path of an enrolled
 # session under the sanitizers (valgrind 3.19 knows neither open_tree nor move_mount).
@@ -95,17 +95,17 @@ $(B)/san/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
 
-$(PAM_SAN_SO): $(PAM_SAN_OBJS) $(POLICY_LIB_SAN) pam_module/pam_agentbox.map
+$(PAM_SAN_SO): $(PAM_SAN_OBJS) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) pam_module/pam_agentbox.map
 	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map \
-	  -o $@ $(PAM_SAN_OBJS) $(POLICY_LIB_SAN) $(POLICY_LIBS) $(shell pkg-config --libs $(PAM_PKGS))
+	  -o $@ $(PAM_SAN_OBJS) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS) $(shell pkg-config --libs $(PAM_PKGS))
 
 $(PAM_TRY_SAN): tests/unit/pam_try.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $< -ldl $(shell pkg-config --libs pam)
 
-# The mask walk's prefilter must never reject a name the real matcher accepts.
-$(PAM_TEST_PREFILTER): tests/unit/test_pam_prefilter.c pam_module/prefilter.c \
-		pam_module/prefilter.h tests/tap.h $(POLICY_LIB_SAN)
+# The mask set's prefilter (policy/) must never reject a name the real matcher accepts.
+$(PAM_TEST_PREFILTER): tests/unit/test_pam_prefilter.c policy/prefilter.h tests/tap.h \
+		$(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Itests -Ipam_module $(LDFLAGS) -o $@ $< pam_module/prefilter.c \
-	  $(POLICY_LIB_SAN) $(POLICY_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -Itests $(LDFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) \
+	  $(POLICY_LIBS)

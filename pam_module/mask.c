@@ -6,8 +6,9 @@
  * non-directories only ever opened O_PATH, never for reading; depth, entries and
  * hardlink records bounded; every error fails the login.
  *
- * match   patterns are matched ignoring ASCII case (AB_PATTERN_CASEFOLD), masks and
- *         protects alike: a secret checked out on macOS or Windows as ".ENV" or
+ * match   one decision, the mask set's (policy.h, ab_maskset_match), which enroll's
+ *         ACL walk (admin/acl.c) shares.  Patterns are matched ignoring ASCII case,
+ *         masks and protects alike: a secret checked out on macOS or Windows as ".ENV" or
  *         "server.PEM" is the same secret, and on a case-folding directory (ext4 +F,
  *         vfat) ".GIT/hooks" is the ".git/hooks" git opens (FINDINGS F3).  Over-matching
  *         is a denial, under-matching a leak.  A mask also applies to an entry whose name,
@@ -31,8 +32,9 @@
  *         the link's dentry, so resolving the name lands on the mask, whatever the link
  *         points to.  Its target is judged by its own path, if it is in a walked tree.
  * nested  a project inside the home (or another project) is walked once, inside the
- *         enclosing tree, its entries matched relative to both (enter_nested_root):
- *         the same result as walking it again on its own, at half the cost.
+ *         enclosing tree (enter_nested_root), its entries matched relative to both (the
+ *         mask set finds every tree that holds an entry): the same result as walking it
+ *         again on its own, at half the cost.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -49,12 +51,9 @@
 
 #include "compat.h"
 #include "module.h"
-#include "prefilter.h"
 
-#define WALK_MAX_DEPTH		128
 #define WALK_MAX_ENTRIES	1000000	/* per login, all trees and both passes */
 #define WALK_MAX_LINKS		4096	/* masked multi-link files */
-#define WALK_MAX_NEST		16	/* trees walked inside an enclosing one, at once */
 
 enum walk_mode {
 	W_APPLY,	/* mask and protect */
@@ -71,7 +70,7 @@ struct link_rec {
 	char	*name;		/* the first one, for the refusal line */
 };
 
-/* A tree to walk: the home, then each project, as open_root first found it. */
+/* A tree to walk: the home, then each project, as find_roots first found it. */
 struct root {
 	const char	*path;
 	dev_t		 dev;
@@ -80,102 +79,32 @@ struct root {
 	int		 walked;	/* on its own, or inside an enclosing tree */
 };
 
-struct pset {
-	struct prefilter *f;
-	size_t		  n;
-	unsigned int	  flags;	/* AB_PATTERN_* */
-	int		  decorated;	/* also names with a decoration removed */
-};
-
 struct walk {
 	struct ab_sess	*s;
-	struct pset	 mask, protect;
+	struct ab_maskset *mask, *protect;
 	const char	*root;
+	size_t		 tree;		/* index of root in roots: the mask set's tree */
 	size_t		 entries;
 	struct link_rec	*links;
 	size_t		 nlinks;
 	struct stat	*prot;		/* (dev, ino) protected already: overlapping trees */
 	size_t		 nprot;
 	char		 rel[PATH_MAX];	/* path of the current entry relative to root */
-	char		 alt[PATH_MAX];	/* rel with a decoration of its last name removed */
-	struct root	*roots;		/* home, then projects */
+	struct root	*roots;		/* home, then projects (ab_trees_path) */
 	size_t		 nroots;
-	size_t		 base[WALK_MAX_NEST];	/* in rel: where each enclosing nested tree's */
-	size_t		 nbase;			/* own relative path starts */
 };
 
 static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode);
 
+/* Does the entry w->rel match a pattern of SET?  1, 0, or a -errno recorded. */
 static int
-pset_make(struct walk *w, struct pset *ps, const struct ab_strv *pats, int decorated)
+matches(struct walk *w, const struct ab_maskset *set, int is_dir)
 {
-	size_t i;
+	int r = ab_maskset_match(set, w->tree, w->rel, is_dir);
 
-	ps->flags = AB_PATTERN_CASEFOLD;
-	ps->decorated = decorated;
-	if (pats->n == 0)
-		return 0;
-	if ((ps->f = calloc(pats->n, sizeof(*ps->f))) == NULL)
-		return ab_sess_fail(w->s, -ENOMEM, "out of memory");
-	for (i = 0; i < pats->n; i++)
-		ab_prefilter_make(&ps->f[i], pats->v[i], ps->flags);
-	ps->n = pats->n;
-	return 0;
-}
-
-/* Does REL (from the tree root), whose last component is NAME[0..LEN), match PS? */
-static int
-match_path(const struct pset *ps, const char *rel, const char *name, size_t len, int is_dir)
-{
-	size_t i;
-
-	for (i = 0; i < ps->n; i++)
-		if (ab_prefilter_pass(&ps->f[i], name, len) &&
-		    ab_pattern_match_flags(ps->f[i].pat, rel, is_dir, ps->flags))
-			return 1;
-	return 0;
-}
-
-/*
- * Does the entry NAME, w->rel[0..RLEN), match a pattern of PS relative to the tree whose
- * path starts at w->rel + BASE, as it is or (PS decorated) with one of its decorations
- * removed?  Only the last component is undecorated: its parents did not match, or the
- * walk would not be here.
- */
-static int
-matches_from(struct walk *w, const struct pset *ps, size_t base, const char *name,
-    size_t rlen, int is_dir)
-{
-	struct ab_name_span sp[AB_UNDECORATE_MAX];
-	size_t len = strlen(name), dir = rlen - len - base, i, n;
-	const char *rel = w->rel + base;
-
-	if (match_path(ps, rel, name, len, is_dir))
-		return 1;
-	if (!ps->decorated || ps->n == 0 || (n = ab_pattern_undecorate(name, sp)) == 0)
-		return 0;
-	memcpy(w->alt, rel, dir);	/* a span is shorter than NAME: it fits */
-	for (i = 0; i < n; i++) {
-		memcpy(w->alt + dir, name + sp[i].off, sp[i].len);
-		w->alt[dir + sp[i].len] = '\0';
-		if (match_path(ps, w->alt, w->alt + dir, sp[i].len, is_dir))
-			return 1;
-	}
-	return 0;
-}
-
-/* ... relative to the tree being walked, or to any tree nested in it that holds NAME. */
-static int
-matches(struct walk *w, const struct pset *ps, const char *name, size_t rlen, int is_dir)
-{
-	size_t i;
-
-	if (matches_from(w, ps, 0, name, rlen, is_dir))
-		return 1;
-	for (i = 0; i < w->nbase; i++)
-		if (matches_from(w, ps, w->base[i], name, rlen, is_dir))
-			return 1;
-	return 0;
+	if (r < 0)
+		return ab_sess_fail(w->s, r, "match %s/%s: %s", w->root, w->rel, strerror(-r));
+	return r;
 }
 
 static struct link_rec *
@@ -379,25 +308,23 @@ pin_entry(struct walk *w, int fd)
  * masks, protects and pins are made once.  Only the exact path of that tree, with the
  * inode its root had when ab_mask_apply opened it, counts: the same directory under
  * another path (a bind mount) needs masks mounted at that path, so it is walked there.
- * Marks the tree walked and pushes its base; 1 if it did.
+ * Marks the tree walked.  Which trees an entry is matched against is the mask set's
+ * business (by path): this only decides what is walked, so it counts nothing.
  */
-static int
+static void
 enter_nested_root(struct walk *w, size_t len, const struct stat *st)
 {
 	size_t i, n = strlen(w->root);
 	struct root *t;
 
-	for (i = 0; i < w->nroots && w->nbase < WALK_MAX_NEST; i++) {
+	for (i = 0; i < w->nroots; i++) {
 		t = &w->roots[i];
 		if (t->walked || !t->exists || t->ino != st->st_ino || t->dev != st->st_dev ||
 		    strncmp(t->path, w->root, n) != 0 || t->path[n] != '/' ||
 		    strlen(t->path + n + 1) != len || memcmp(t->path + n + 1, w->rel, len) != 0)
 			continue;
 		t->walked = 1;
-		w->base[w->nbase++] = len + 1;
-		return 1;
 	}
-	return 0;
 }
 
 static int
@@ -406,7 +333,7 @@ descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 {
 	uint32_t protects = w->s->protects;
 	struct stat st;
-	int fd, keep = -1, nested, r;
+	int fd, keep = -1, r;
 
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1)
@@ -431,10 +358,9 @@ descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 	}
 	/* Only a plain walk takes a nested tree over: below a mask or a protect, the
 	 * tree's own walk still runs (its masks are what a protect does not give). */
-	nested = mode == W_APPLY && enter_nested_root(w, len, &st);
+	if (mode == W_APPLY)
+		enter_nested_root(w, len, &st);
 	r = walk_dir(w, fd, depth + 1, len, mode);
-	if (nested)
-		w->nbase--;
 	if (r == 0 && protect)
 		r = protect_entry(w, keep);
 	else if (r == 0 && mode == W_APPLY && w->s->protects != protects)
@@ -480,7 +406,7 @@ visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
 {
 	unsigned char type = de->d_type;
 	struct stat st;
-	int is_dir, prot;
+	int is_dir, m, prot;
 
 	if (type == DT_UNKNOWN) {	/* file systems without d_type */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
@@ -492,9 +418,10 @@ visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
 	switch (mode) {
 	case W_APPLY:
 	case W_PROTECTED:
-		if (matches(w, &w->mask, de->d_name, len, is_dir))
-			return mask_entry(w, dirfd, de->d_name, depth, len);
-		prot = mode == W_APPLY && matches(w, &w->protect, de->d_name, len, is_dir);
+		if ((m = matches(w, w->mask, is_dir)) != 0)
+			return m < 0 ? m : mask_entry(w, dirfd, de->d_name, depth, len);
+		if ((prot = mode == W_APPLY ? matches(w, w->protect, is_dir) : 0) < 0)
+			return prot;
 		if (is_dir)
 			return descend(w, dirfd, de->d_name, depth, len,
 			    prot ? W_PROTECTED : mode, prot);
@@ -527,10 +454,10 @@ walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode)
 	DIR *d;
 	int r = 0;
 
-	if (depth > WALK_MAX_DEPTH) {
+	if (depth > AB_WALK_MAX_DEPTH) {
 		close(fd);
 		return ab_sess_fail(w->s, -ELOOP, "%s/%s: deeper than %d levels",
-		    w->root, w->rel, WALK_MAX_DEPTH);
+		    w->root, w->rel, AB_WALK_MAX_DEPTH);
 	}
 	if ((d = fdopendir(fd)) == NULL) {
 		r = ab_sess_fail(w->s, -errno, "fdopendir %s/%s: %s", w->root, w->rel,
@@ -572,25 +499,30 @@ walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode)
 }
 
 /*
- * Open a tree root: an admin-written absolute path, but symlinks in it are refused, as
- * the agent may own a directory on the way (a project under its home).  A home that
- * does not exist has nothing to mask (su logs in with HOME=/): -ENOENT, not a failure;
- * only root can create it under /home.
+ * Open tree TREE (ab_trees_path: the home, then each project) with OFLAGS, for the mask
+ * walk and for the world (which keeps trees /tmp would hide).  An admin-written absolute
+ * path, but symlinks in it are refused, as the agent may own a directory on the way (a
+ * project under its home).  A home that does not exist has nothing to mask or keep (su
+ * logs in with HOME=/): -ENOENT, not a failure; only root can create it under /home.
  */
-static int
-open_root(struct ab_sess *s, const char *path)
+int
+ab_tree_open(struct ab_sess *s, size_t tree, int oflags)
 {
+	const char *path = ab_trees_path(s->home, &s->pol->project, tree);
 	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC,
+		.flags = (uint64_t)(oflags | O_DIRECTORY | O_CLOEXEC),
 		.resolve = RESOLVE_NO_SYMLINKS,
 	};
-	int fd = ab_openat2(AT_FDCWD, path, &how);
+	int fd;
 
-	if (fd == -1 && errno == ENOENT && path == s->home)
+	if (path == NULL && tree == 0)
+		return -ENOENT;
+	fd = ab_openat2(AT_FDCWD, path, &how);
+	if (fd == -1 && errno == ENOENT && tree == 0)
 		return -ENOENT;
 	if (fd == -1)	/* < 0 either way: callers test fd < 0 and return it */
-		return ab_sess_fail(s, -errno, "%s %s: %s",
-		    path == s->home ? "home" : "project", path, strerror(errno));
+		return ab_sess_fail(s, -errno, "%s %s: %s", tree == 0 ? "home" : "project",
+		    path, strerror(errno));
 	return fd;
 }
 
@@ -611,9 +543,9 @@ walk_roots(struct walk *w, enum walk_mode mode)
 			continue;
 		t->walked = 1;
 		w->root = t->path;
+		w->tree = i;
 		w->rel[0] = '\0';
-		w->nbase = 0;
-		if ((fd = open_root(w->s, w->root)) == -ENOENT && i == 0)
+		if ((fd = ab_tree_open(w->s, i, O_RDONLY | O_NONBLOCK)) == -ENOENT && i == 0)
 			continue;	/* no home (any more) */
 		if (fd < 0)
 			return fd;
@@ -632,9 +564,9 @@ find_roots(struct ab_sess *s, struct root *roots)
 	size_t i;
 	int fd, r = 0;
 
-	for (i = 0; i <= proj->n; i++) {
-		roots[i].path = i == 0 ? s->home : proj->v[i - 1];
-		if ((fd = open_root(s, roots[i].path)) == -ENOENT && i == 0)
+	for (i = 0; i < ab_trees_n(proj); i++) {
+		roots[i].path = ab_trees_path(s->home, proj, i);
+		if ((fd = ab_tree_open(s, i, O_RDONLY | O_NONBLOCK)) == -ENOENT && i == 0)
 			continue;	/* no home: nothing to mask there */
 		if (fd < 0)
 			return fd;
@@ -653,7 +585,7 @@ find_roots(struct ab_sess *s, struct root *roots)
 int
 ab_mask_apply(struct ab_sess *s)
 {
-	size_t i, nroots = s->pol->project.n + 1;
+	size_t i, nroots = ab_trees_n(&s->pol->project);
 	struct root *roots;
 	struct walk *w;
 	int r = 0;
@@ -672,8 +604,11 @@ ab_mask_apply(struct ab_sess *s)
 	w->s = s;
 	w->roots = roots;
 	w->nroots = nroots;
-	if ((r = pset_make(w, &w->mask, &s->pol->mask, 1)) == 0 &&
-	    (r = pset_make(w, &w->protect, &s->pol->protect, 0)) == 0)
+	if ((r = ab_maskset_new(&s->pol->mask, s->home, &s->pol->project, AB_MASKSET_MASKS,
+	    &w->mask)) != 0 || (r = ab_maskset_new(&s->pol->protect, s->home,
+	    &s->pol->project, AB_MASKSET_PROTECTS, &w->protect)) != 0)
+		r = ab_sess_fail(s, r, "mask patterns: %s", strerror(-r));
+	else
 		r = walk_roots(w, W_APPLY);
 	if (r == 0 && w->nlinks != 0)
 		r = walk_roots(w, W_LINKS);
@@ -687,8 +622,8 @@ ab_mask_apply(struct ab_sess *s)
 		free(w->links[i].name);
 	free(w->links);
 	free(w->prot);
-	free(w->mask.f);
-	free(w->protect.f);
+	ab_maskset_free(w->mask);
+	ab_maskset_free(w->protect);
 	free(w->roots);
 	free(w);
 	return r;

@@ -56,6 +56,9 @@ int	ab_world_seal(struct ab_sess *s);
 
 /* mask.c: mask and protect mounts under every project and the home directory. */
 int	ab_mask_apply(struct ab_sess *s);
+/* mask.c: open tree TREE (0: the home, then each project) with OFLAGS, no symlinks on
+ * the way; the fd, -ENOENT for a missing home (no failure recorded), or -errno. */
+int	ab_tree_open(struct ab_sess *s, size_t tree, int oflags);
 
 /*
  * entry.c: refuse entry paths that would exec something other than the agent's login

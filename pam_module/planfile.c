@@ -15,6 +15,7 @@
 
 #include <security/pam_appl.h>
 
+#include "abutil.h"
 #include "module.h"
 
 /* Inode of one of our namespaces, as the shell will see it in /proc/self/ns. */
@@ -40,23 +41,6 @@ item(struct ab_sess *s, int type)
 	if (pam_get_item(s->pamh, type, &v) != PAM_SUCCESS || v == NULL)
 		return "";
 	return v;
-}
-
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 int
@@ -92,7 +76,7 @@ ab_planfile_write(struct ab_sess *s)
 	fd = openat(s->runfd, base, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (fd == -1)
 		r = ab_sess_fail(s, -errno, "create %s: %s", AB_PLAN_PATH, strerror(errno));
-	else if ((r = write_all(fd, buf, len)) != 0 || (r = fchmod(fd, 0444) == -1 ? -errno : 0))
+	else if ((r = ab_io_write_all(fd, buf, len)) != 0 || (r = fchmod(fd, 0444) == -1 ? -errno : 0))
 		ab_sess_fail(s, r, "write %s: %s", AB_PLAN_PATH, strerror(-r));
 	if (fd != -1 && close(fd) == -1 && r == 0)
 		r = ab_sess_fail(s, -errno, "close %s: %s", AB_PLAN_PATH, strerror(errno));

@@ -123,10 +123,6 @@ struct hidden {
 static int
 clone_hidden(struct ab_sess *s, struct hidden *h, size_t n)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS,
-	};
 	size_t i, j;
 	int fd;
 
@@ -140,12 +136,10 @@ clone_hidden(struct ab_sess *s, struct hidden *h, size_t n)
 				break;
 		if (j < n)
 			continue;
-		if ((fd = ab_openat2(AT_FDCWD, h[i].path, &how)) == -1 && errno == ENOENT &&
-		    i == 0)
+		if ((fd = ab_tree_open(s, i, O_PATH)) == -ENOENT && i == 0)
 			continue;	/* no home: nothing to keep (mask.c skips it too) */
-		if (fd == -1)
-			return ab_sess_fail(s, -errno, "%s %s: %s", i == 0 ? "home" : "project",
-			    h[i].path, strerror(errno));
+		if (fd < 0)
+			return fd;
 		h[i].fd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
 		    AT_RECURSIVE);
 		close(fd);
@@ -413,7 +407,7 @@ make_mask_sources(struct ab_sess *s)
 int
 ab_world_build(struct ab_sess *s)
 {
-	size_t nh = s->pol->project.n + 1, j;
+	size_t nh = ab_trees_n(&s->pol->project), j;
 	struct hidden *h;
 	struct stat st;
 	int keeps[KEEP_N], i, r;
@@ -422,10 +416,8 @@ ab_world_build(struct ab_sess *s)
 		keeps[i] = -1;
 	if ((h = calloc(nh, sizeof(*h))) == NULL)
 		return ab_sess_fail(s, -ENOMEM, "out of memory");
-	h[0].path = s->home;
 	for (j = 0; j < nh; j++) {
-		if (j > 0)
-			h[j].path = s->pol->project.v[j - 1];
+		h[j].path = ab_trees_path(s->home, &s->pol->project, j);
 		h[j].fd = -1;
 	}
 	if ((r = clone_hidden(s, h, nh)) != 0)

@@ -5,11 +5,11 @@
 #   $(POLICY_LIB) everything; link with $(POLICY_LIBS) (inih, nettle).
 # Unit tests link sanitized copies ($(B)/san/...) so ASan/UBSan see inside the library.
 
-POLICY_PLAN_SRCS := policy/strv.c policy/compiled.c policy/digest_hex.c \
-                    policy/pattern.c policy/plan.c
+POLICY_PLAN_SRCS := policy/compiled.c policy/digest_hex.c \
+                    policy/pattern.c policy/prefilter.c policy/maskset.c policy/plan.c
 POLICY_SRCS      := $(POLICY_PLAN_SRCS) policy/diag.c policy/digest.c policy/parse.c \
                     policy/load.c
-POLICY_HDRS      := policy/policy.h policy/internal.h
+POLICY_HDRS      := policy/policy.h policy/internal.h policy/prefilter.h $(UTIL_HDRS)
 POLICY_CFLAGS    := $(shell pkg-config --cflags inih nettle)
 POLICY_LIBS      := $(shell pkg-config --libs inih nettle)
 
@@ -77,29 +77,31 @@ UNINSTALL += uninstall-policy
 
 # agentbox check, built alone for its tests (the agentbox binary is admin/build.mk's).
 $(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.h \
-    $(POLICY_LIB_SAN)
+    $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -o $@ tests/unit/policy_check_main.c admin/check.c \
-	  $(POLICY_LIB_SAN) $(POLICY_LIBS)
+	  $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS)
 
 # Unit tests (no root needed; as root the ownership cases run too).
-POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy
+POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy \
+                $(B)/tests/test_maskset
 # test_policy checks the digest against an independent SHA-256: OpenSSL's.
 $(B)/tests/test_policy: ORACLE_LIBS := $(shell pkg-config --libs libcrypto)
-$(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN)
+$(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(POLICY_LIBS) \
+	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS) \
 	  $(ORACLE_LIBS)
-tests/unit/policy_check.t: $(B)/tests/policy-check
-UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t
+tests/unit/policy_check.t tests/unit/policy_check_keys.t: $(B)/tests/policy-check
+UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t tests/unit/policy_check_keys.t
 
 # libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/).  The library sources
 # are compiled into each fuzzer so the sanitizers and coverage see inside them.
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer \
-              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ipolicy
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ipolicy -Ilib
 POLICY_FUZZERS := $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan
-$(POLICY_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c $(POLICY_SRCS) $(POLICY_HDRS)
+$(POLICY_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c $(POLICY_SRCS) $(POLICY_HDRS) $(UTIL_SRCS) \
+    $(UTIL_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(POLICY_CFLAGS) -o $@ $< $(POLICY_SRCS) $(POLICY_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(POLICY_CFLAGS) -o $@ $< $(POLICY_SRCS) $(UTIL_SRCS) $(POLICY_LIBS)
 FUZZERS += $(POLICY_FUZZERS)

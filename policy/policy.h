@@ -34,11 +34,7 @@ enum ab_audit_mode {
 	AB_AUDIT_BEST_EFFORT,
 };
 
-struct ab_strv {
-	char	**v;
-	size_t	  n;
-};
-void	ab_strv_free(struct ab_strv *sv);	/* frees the strings and the vector */
+#include "abutil.h"	/* struct ab_strv, ab_strv_free: lib/ */
 
 /*
  * A compiled policy for one user: defaults merged with [user:NAME].  List keys
@@ -62,6 +58,56 @@ struct ab_policy {
 	enum ab_audit_mode audit;	/* default required */
 	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
+
+/* "none", "loopback", "host", "tcp" (the policy adds ":PORT,..."); "?" if unknown. */
+const char *ab_network_name(enum ab_network n);
+/* "required", "best-effort"; "?" if unknown. */
+const char *ab_audit_name(enum ab_audit_mode a);
+
+/*
+ * The policy keys as data (the table itself is AB_POLICY_KEYS in policy/internal.h):
+ * what agentbox check prints and what agentbox.conf(5) must list, in the same order.
+ */
+enum ab_key_kind {
+	AB_KIND_PATHS,		/* list of absolute paths */
+	AB_KIND_PATTERNS,	/* list of gitignore-style patterns */
+	AB_KIND_ENV_NAMES,	/* list of environment variable names */
+	AB_KIND_PATH,		/* one absolute path */
+	AB_KIND_ABI,		/* one Landlock ABI version, 1 to 7 */
+	AB_KIND_NETWORK,	/* enum ab_network, with ports for tcp */
+	AB_KIND_AUDIT,		/* enum ab_audit_mode */
+};
+/* Section kinds, as a mask of where a key may appear. */
+#define AB_SECT_DEFAULTS	0x1u	/* [defaults] */
+#define AB_SECT_USER		0x2u	/* [user:NAME] */
+/*
+ * How repeated lines combine.  APPEND: every line adds items, defaults first,
+ * duplicates removed.  LAST: the last line wins, [user:NAME] over [defaults], and
+ * files must agree.
+ */
+enum ab_key_merge {
+	AB_MERGE_APPEND,
+	AB_MERGE_LAST,
+};
+/* ARG is the value's syntax ("PATH ...", "none | ..."), DOC one line, both as the
+ * key's entry in agentbox.conf(5) starts. */
+struct ab_key_info {
+	const char	 *name;
+	enum ab_key_kind  kind;
+	unsigned int	  sections;	/* AB_SECT_* */
+	enum ab_key_merge merge;
+	const char	 *arg;
+	const char	 *doc;
+};
+/* Key I (0, 1, ... in documentation order), or NULL past the last one. */
+const struct ab_key_info *ab_policy_key(size_t i);
+/* P's list for key I, or NULL when key I is not a list (or there is no key I). */
+const struct ab_strv *ab_policy_list(const struct ab_policy *p, size_t i);
+/*
+ * P's value for key I as the policy would spell it ("tcp:53,443", "/bin/bash", "1",
+ * "required"), malloc'd into *out.  0, -EINVAL for a list key or no key I, -ENOMEM.
+ */
+int	ab_policy_scalar(const struct ab_policy *p, size_t i, char **out);
 
 /* Diagnostics: every problem found, each "FILE:LINE: reason" (or "FILE: reason"). */
 struct ab_diag {
@@ -117,13 +163,13 @@ int	ab_policy_check(const char *root, const char *file, struct ab_strv *users,
  * Returns 1 if mentioned, 0 if not, -EINVAL for a NULL or empty USER, and another
  * -errno if any file cannot be read safely (unsafe owner or mode, symlink, too big, I/O),
  * whether or not USER was found elsewhere.  A missing agentbox.conf or policy.d is not
- * an error, as for ab_policy_load.  Additive to the first API.
+ * an error, as for ab_policy_load.
  */
 int	ab_policy_mentions_user(const char *root, const char *user);
 
 /*
  * Like ab_policy_load, for the one policy FILE (a path, read under the same safety
- * rules, no policy.d): what "agentbox check FILE" prints.  Additive to the first API.
+ * rules, no policy.d): what "agentbox check FILE" prints.
  */
 int	ab_policy_load_file(const char *file, const char *user, struct ab_policy **out,
 	    struct ab_diag *diag);
@@ -146,7 +192,7 @@ int	ab_pattern_match(const char *pattern, const char *path, int is_dir);
 /*
  * ab_pattern_match with FLAGS; AB_PATTERN_CASEFOLD: ASCII letters match either case, in
  * literals and '[...]' classes alike (git's core.ignorecase).  The mask walk uses it for
- * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.  Additive.
+ * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.
  */
 #define AB_PATTERN_CASEFOLD	0x1u
 int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
@@ -158,7 +204,7 @@ int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
  * and up to AB_UNDECORATE_DEPTH stacked trailing ones: "~", ".~N~", ".swa".."swz",
  * ".bak", ".backup", ".bk", ".orig", ".rej", ".old", ".save", ".sav", ".tmp", ".temp"
  * (any case) and ".N" (digits).  Each one is NAME[off, off + len), written to OUT
- * without duplicates ("", "." and ".." left out); returns how many.  Additive.
+ * without duplicates ("", "." and ".." left out); returns how many.
  */
 struct ab_name_span {
 	size_t off, len;
@@ -169,6 +215,65 @@ size_t	ab_pattern_undecorate(const char *name, struct ab_name_span out[AB_UNDECO
 
 /* Validate one pattern; returns 0 or -EINVAL with a reason in *why (static string). */
 int	ab_pattern_valid(const char *pattern, const char **why);
+
+/*
+ * The trees a session masks and enroll grants, in the one order every walker uses: the
+ * agent's home (index 0; NULL when there is none), then each project of the policy.
+ */
+static inline size_t
+ab_trees_n(const struct ab_strv *projects)
+{
+	return projects->n + 1;
+}
+static inline const char *
+ab_trees_path(const char *home, const struct ab_strv *projects, size_t i)
+{
+	return i == 0 ? home : projects->v[i - 1];
+}
+
+/*
+ * The mask set: the one "is this entry masked (or protected)?" decision, shared by the
+ * PAM mask walk, enroll's ACL walk and the live-mask enforcer, so they cannot disagree.
+ * It owns the whole decision: ASCII case folding (AB_PATTERN_CASEFOLD), editor/backup
+ * undecoration of the last name (AB_MASKSET_UNDECORATE, ab_pattern_undecorate), the
+ * prefilter, and matching relative to every tree that holds the entry: the tree it is
+ * asked about, every tree nested in it along the path, and every tree enclosing it (a
+ * project inside the home is matched relative to the project and to the home).  Trees
+ * are compared as path strings; a tree is strictly inside another when its path is the
+ * other's followed by '/'.
+ *
+ * ab_maskset_new: PATTERNS (validated ones), HOME (may be NULL) and PROJECTS are kept,
+ * not copied: they must outlive the set.  0, -EINVAL (unknown flag), -ENOMEM,
+ * -ENAMETOOLONG.  A set is read-only once made: threads may share it.
+ */
+#define AB_MASKSET_UNDECORATE	0x100u	/* also a last name with a decoration removed */
+/* The flags of the two sets every walker makes: masks also catch an editor's or a backup
+ * habit's copy (FINDINGS F4); protects do not (a writable ".bashrc~" runs nowhere). */
+#define AB_MASKSET_MASKS	(AB_PATTERN_CASEFOLD | AB_MASKSET_UNDECORATE)
+#define AB_MASKSET_PROTECTS	AB_PATTERN_CASEFOLD
+/*
+ * How deep a walker of these trees goes before it fails: the PAM walk holds one fd per
+ * level inside sshd or su, and a tree the session cannot walk refuses every login, so
+ * enroll granting deeper would only hand out access no session can use.
+ */
+#define AB_WALK_MAX_DEPTH	128
+struct ab_maskset;
+int	ab_maskset_new(const struct ab_strv *patterns, const char *home,
+	    const struct ab_strv *projects, unsigned int flags, struct ab_maskset **out);
+void	ab_maskset_free(struct ab_maskset *m);
+/*
+ * For a walker: is REL (relative to tree TREE, '/'-separated, no leading '/', no "."
+ * or ".." components) masked?  IS_DIR: whether REL is a directory.  Contract: every
+ * parent directory of REL inside TREE was asked first and got 0 (a walk never enters a
+ * masked directory); only then is the answer exact.  "" (the tree's root) is masked
+ * only when an enclosing tree masks it.  1, 0, or -EINVAL / -ENAMETOOLONG (callers
+ * fail closed).
+ */
+int	ab_maskset_match(const struct ab_maskset *m, size_t tree, const char *rel, int is_dir);
+/* One path, no walk (the live enforcer): REL's parents are asked first, as a walk
+ * would.  Same results as ab_maskset_match. */
+int	ab_maskset_match_path(const struct ab_maskset *m, size_t tree, const char *rel,
+	    int is_dir);
 
 /*
  * The session plan: the compiled policy plus what the PAM module learnt building the

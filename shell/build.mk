@@ -11,7 +11,7 @@
 SHELL_RT_SRCS  := $(filter-out shell/seccomp.c shell/seccomp_gen.c,$(wildcard shell/*.c))
 SHELL_OBJS     := $(SHELL_RT_SRCS:shell/%.c=$(B)/shell/%.o)
 SHELL_LIB_OBJS := $(filter-out $(B)/shell/main.o,$(SHELL_OBJS))
-SHELL_HDRS     := $(wildcard shell/*.h) policy/policy.h $(B)/config.h
+SHELL_HDRS     := $(wildcard shell/*.h) policy/policy.h $(UTIL_HDRS) $(B)/config.h
 SHELL_BPF      := $(B)/shell/seccomp_bpf.h
 SECCOMP_CFLAGS := $(shell pkg-config --cflags libseccomp)
 SECCOMP_LIBS   := $(shell pkg-config --libs libseccomp)
@@ -63,9 +63,10 @@ $(B)/musl/policy/%.o: policy/%.c $(POLICY_HDRS) | $(MUSL_INC)
 # loader honours LD_PRELOAD.  rcrt1.o is musl's self-relocating start for static-pie.
 # The check after the link refuses any binary with a program interpreter.
 MUSL_LIB := /usr/lib/$(shell $(CC) -dumpmachine | sed 's/-gnu$$/-musl/')
-$(B)/agentbox-shell: $(SHELL_MUSL_OBJS)
+$(B)/agentbox-shell: $(SHELL_MUSL_OBJS) $(UTIL_LIB_MUSL)
 	$(CC) -static-pie -nostdlib $(LDFLAGS) -o $@ $(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o \
-	  $(shell $(CC) -print-file-name=crtbeginS.o) $(SHELL_MUSL_OBJS) $(MUSL_LIB)/libc.a \
+	  $(shell $(CC) -print-file-name=crtbeginS.o) $(SHELL_MUSL_OBJS) $(UTIL_LIB_MUSL) \
+	  $(MUSL_LIB)/libc.a \
 	  $(shell $(CC) -print-libgcc-file-name) $(shell $(CC) -print-file-name=crtendS.o) \
 	  $(MUSL_LIB)/crtn.o
 	@if readelf -lW $@ | grep -q INTERP; then \
@@ -78,10 +79,10 @@ $(B)/try-op: tests/try-op.c | $(B)
 # Test driver: applies the shell's mechanisms to a plan described on the command line
 # (no PAM world needed) and execs a command; shell/ objects without main.c, plus the
 # table (seccomp.o) for --export-seccomp.
-$(B)/tests/shell-apply: tests/unit/shell-apply.c $(SHELL_LIB_OBJS) $(B)/shell/seccomp.o $(PLAN_LIB) | $(B)
+$(B)/tests/shell-apply: tests/unit/shell-apply.c $(SHELL_LIB_OBJS) $(B)/shell/seccomp.o $(PLAN_LIB) $(UTIL_LIB) | $(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SECCOMP_CFLAGS) -Ishell -static-pie $(LDFLAGS) -o $@ $< \
-	  $(SHELL_LIB_OBJS) $(B)/shell/seccomp.o $(PLAN_LIB) $(SECCOMP_STATIC)
+	  $(SHELL_LIB_OBJS) $(B)/shell/seccomp.o $(PLAN_LIB) $(UTIL_LIB) $(SECCOMP_STATIC)
 
 # Unit tests of env.c and plan_check.c, with the sanitizers (separate objects).
 $(B)/san/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
@@ -89,10 +90,11 @@ $(B)/san/shell/%.o: shell/%.c $(SHELL_HDRS) | $(B)
 	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -I$(B)/shell -c -o $@ $<
 
 SHELL_PLAN_SAN := $(or $(PLAN_LIB_SAN),$(PLAN_LIB))
-$(B)/tests/test_shell: tests/unit/test_shell.c $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN)
+$(B)/tests/test_shell: tests/unit/test_shell.c $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN) \
+    $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(SECCOMP_CFLAGS) -Ishell -Itests $(LDFLAGS) -o $@ $< \
-	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN) $(SECCOMP_LIBS)
+	  $(SHELL_LIB_OBJS:$(B)/shell/%=$(B)/san/shell/%) $(SHELL_PLAN_SAN) $(UTIL_LIB_SAN) $(SECCOMP_LIBS)
 
 ALL += $(B)/try-op
 ROOT_TEST_DEPS += $(B)/try-op

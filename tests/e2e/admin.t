@@ -75,6 +75,13 @@ must_fail $AB enroll root --project "$P1"
 is "$(getent passwd root | cut -d: -f7)" "$(getent passwd root | cut -d: -f7 | grep -v agentbox)" "root's shell untouched"
 must_fail $AB enroll "$U2" --project "$E2E_DIR"
 must_fail $AB enroll "$U2" --project "$P1" --network bogus
+# A name the policy refuses ([user:.abt_dot] is no valid section) is refused up front,
+# before anything is done or even planned (--dry-run).
+out=$($AB enroll --dry-run .abt_dot --project "$P1" 2>&1)
+is "$?" 1 "enroll of a name with a leading '.' exits 1"
+like "$out" ".abt_dot: not a valid user name" "  and says the name is not valid"
+unlike "$out" "would " "  before planning any change"
+must_fail $AB unenroll --dry-run .abt_dot
 must_fail id "$U2"
 printf '[user:%s]\nproject = %s\nfrobnicate = yes\n' zz "$P2" > /etc/agentbox/policy.d/zz-bad.conf
 out=$($AB enroll "$U2" --project "$P1" 2>&1)
@@ -155,6 +162,34 @@ is "$(outside_read "$P1/sub/file")" "data" "F7: an unmasked file stays readable 
 echo SECRET > "$P1/secrets/new-after-enroll"
 like "$(getfacl -n -p "$P1/secrets/new-after-enroll" 2>/dev/null)" "user:$uid:---" "F7: a new file in secrets/ inherits ---"
 rm -f "$P1/secrets/new-after-enroll"
+
+# Issue 17 item 3: a project inside the home, and a mask written relative to the home that
+# reaches into it.  The session masks $home3/proj/secret.txt (pam_mask_nested.t); enroll's
+# ACL walk used to match relative to the project only and granted it rw-.  Both now ask
+# the same mask set.
+U3=abt_adm3
+e2e_enroll "$U3" --project "$P2" >/dev/null
+check $? "enroll $U3 (creates its home)"
+uid3=$(id -u "$U3")
+home3=$(getent passwd "$U3" | cut -d: -f6)
+mkdir -p "$home3/proj/sub"
+echo SECRET > "$home3/proj/secret.txt"
+echo data > "$home3/proj/sub/secret.txt"
+chmod a+r "$home3/proj/secret.txt" "$home3/proj/sub/secret.txt"
+printf '[user:%s]\nmask = /proj/secret.txt\n' "$U3" > "/etc/agentbox/policy.d/zz-$U3-mask.conf"
+e2e_enroll "$U3" --project "$P2" --project "$home3/proj" >/dev/null
+check $? "enroll $U3 with a project inside its home"
+like "$(getfacl -n -p "$home3/proj/secret.txt" 2>/dev/null)" "user:$uid3:---" \
+    "the home's /proj/secret.txt: the project's secret.txt gets user:$uid3:--- (the session masks it)"
+like "$(getfacl -n -p "$home3/proj/sub/secret.txt" 2>/dev/null)" "user:$uid3:rw-" \
+    "anchored: proj/sub/secret.txt stays rw-"
+like "$(setpriv --reuid="$uid3" --regid="$(id -g "$U3")" --clear-groups cat "$home3/proj/secret.txt" 2>&1)" \
+    "Permission denied" "the agent uid outside any session cannot read proj/secret.txt"
+# The extra [user:] section first: a policy for a user who is not enrolled is an error.
+rm -f "/etc/agentbox/policy.d/zz-$U3-mask.conf"
+$AB unenroll "$U3" --remove-user >/dev/null 2>&1
+check $? "unenroll $U3"
+e2e_audit_rules_remove "$uid3" >/dev/null 2>&1
 
 # PAM: the profile covers the common stacks, runuser gets the line directly.
 check "$(grep -q pam_agentbox /etc/pam.d/common-session; echo $?)" "common-session runs pam_agentbox"

@@ -26,7 +26,7 @@ project = $P
 project = $Q
 project = $O
 read = /usr /bin /sbin /lib /lib64 /etc
-mask = /top cfg/key.txt proj/only-home.txt
+mask = /top cfg/key.txt proj/only-home.txt /proj/secret.txt
 protect = /locked/
 network = none
 EOF
@@ -41,6 +41,8 @@ masked=(
 	"$Q/cfg/key.txt"
 	"$O/cfg/key.txt"
 	"$P/only-home.txt"		# proj/only-home.txt: the home's pattern into proj
+	"$P/secret.txt"			# /proj/secret.txt: anchored, from the home (admin.t:
+					# enroll's ACL denies the same file)
 )
 readable=(
 	"$P/sub/top"			# /top is anchored: not at depth 2 of any tree
@@ -48,6 +50,8 @@ readable=(
 	"$Q/only-home.txt"		# only-home.txt is proj/..., from the home only
 	"$O/only-home.txt"
 	"$H/notes.txt"
+	"$P/sub/secret.txt"		# /proj/secret.txt is anchored
+	"$Q/secret.txt"
 )
 for f in "${masked[@]}" "${readable[@]}"; do
 	mkdir -p "$(dirname "$f")" && echo "content of $f" > "$f"

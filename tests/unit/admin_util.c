@@ -63,18 +63,23 @@ test_auditd_get(void)
 	ok(adm_auditd_get("#max_log_file = 1\n", "max_log_file") == NULL, "a commented-out key is absent");
 }
 
+/* enroll and unenroll take the policy's rule (lib/names.c): a name the policy refuses
+ * would be an account whose every login pam_agentbox refuses. */
 static void
 test_names(void)
 {
-	ok(adm_valid_username("abt_adm1"), "abt_adm1 is a valid user name");
-	ok(adm_valid_username("agent-1.x"), "dots and dashes are valid");
-	ok(!adm_valid_username(""), "empty name refused");
-	ok(!adm_valid_username("-rf"), "leading dash refused (option injection into useradd)");
-	ok(!adm_valid_username("1abc"), "leading digit refused");
-	ok(!adm_valid_username("a b"), "space refused");
-	ok(!adm_valid_username("a/b"), "slash refused (paths are built from the name)");
-	ok(!adm_valid_username("a\nb"), "newline refused (line-based files)");
-	ok(!adm_valid_username("abcdefghijklmnopqrstuvwxyz0123456"), "33 characters refused");
+	ok(ab_user_name_valid("abt_adm1"), "abt_adm1 is a valid user name");
+	ok(ab_user_name_valid("agent-1.x"), "dots and dashes are valid");
+	ok(ab_user_name_valid("_agent"), "leading underscore is valid");
+	ok(!ab_user_name_valid(""), "empty name refused");
+	ok(!ab_user_name_valid("-rf"), "leading dash refused (option injection into useradd)");
+	ok(!ab_user_name_valid("1abc"), "leading digit refused");
+	ok(!ab_user_name_valid(".hidden"), "leading dot refused (the policy refuses it)");
+	ok(!ab_user_name_valid(".."), "\"..\" refused (paths are built from the name)");
+	ok(!ab_user_name_valid("a b"), "space refused");
+	ok(!ab_user_name_valid("a/b"), "slash refused (paths are built from the name)");
+	ok(!ab_user_name_valid("a\nb"), "newline refused (line-based files)");
+	ok(!ab_user_name_valid("abcdefghijklmnopqrstuvwxyz0123456"), "33 characters refused");
 }
 
 static void
@@ -191,14 +196,31 @@ at(const char *dir, const char *name, acl_type_t type)
 	return perms_of(p, type);
 }
 
+/* Remove FILES, then DIRS (innermost first), under DIR. */
+static void
+remove_all(const char *dir, const char *const *files, const char *const *dirs)
+{
+	char p[2 * PATH_MAX];
+	int i;
+
+	for (i = 0; files[i] != NULL; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	for (i = 0; dirs[i] != NULL; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		rmdir(p);
+	}
+}
+
 static void
 test_acl_walk(void)
 {
-	char *mpats[] = { ".env", "*.pem", "secrets/" };
-	struct ab_strv mask = { mpats, 3 };
-	struct adm_acl_opts opts = { .mask = &mask, .progress = count_progress,
-	    .progress_ns = 1 };
+	char *mpats[] = { ".env", "*.pem", "secrets/" }, *proj[1];
+	struct ab_strv mask = { mpats, 3 }, projects = { proj, 1 };
+	struct adm_acl_opts opts = { .tree = 1, .progress = count_progress, .progress_ns = 1 };
 	char dir[] = "/tmp/admin-acl.XXXXXX", p[PATH_MAX + 32], why[PATH_MAX + 64];
+	struct ab_maskset *masks;
 	struct adm_acl_stats st;
 	int i, r;
 
@@ -206,6 +228,12 @@ test_acl_walk(void)
 		ok(0, "mkdtemp: %s", strerror(errno));
 		return;
 	}
+	proj[0] = dir;
+	if (ab_maskset_new(&mask, NULL, &projects, AB_MASKSET_MASKS, &masks) != 0) {
+		ok(0, "ab_maskset_new");
+		return;
+	}
+	opts.masks = masks;
 	snprintf(p, sizeof(p), "%s/sub", dir);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/secrets", dir);
@@ -261,15 +289,211 @@ out:
 		static const char *const files[] = { ".env", ".ENV~", "sub/a.PEM.bak",
 		    "sub/x.txt", "secrets/inner/key", NULL };
 		static const char *const dirs[] = { "secrets/inner", "secrets", "sub", "", NULL };
-		for (i = 0; files[i] != NULL; i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-			unlink(p);
-		}
-		for (i = 0; dirs[i] != NULL; i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
-			rmdir(p);
+		remove_all(dir, files, dirs);
+	}
+	ab_maskset_free(masks);
+}
+
+/*
+ * Issue 17 item 3: a project inside the home, and an anchored mask written relative to
+ * the home that reaches into it ("/proj/secret.txt").  The session masks the file; the
+ * ACL walk of the project must deny it too, and agree with the PAM walk of the home (a
+ * walk over the same mask set, from the home) on every entry.
+ */
+static const char *const nest_files[] = { "proj/secret.txt", "proj/sub/secret.txt",
+	"proj/notes.txt", "proj/.ENV~", "proj/inner/secret.txt", "proj/inner/key.txt",
+	"proj/cfg/key.txt", NULL };
+static const char *const nest_dirs[] = { "proj/inner", "proj/sub", "proj/cfg", "proj", "",
+	NULL };
+
+/* The PAM walk of the home, by the walk's rule: a masked directory is not entered. */
+static int
+session_masks(const struct ab_maskset *m, const char *rel, int is_dir)
+{
+	return ab_maskset_match_path(m, 0, rel, is_dir);
+}
+
+/* Does the ACL on each of LIST (under HOME) say what the session decides?  1 if so. */
+static int
+agree_on(const struct ab_maskset *m, const char *home, const char *const *list, int is_dir)
+{
+	int i, acl, want, agree = 1;
+
+	for (i = 0; list[i] != NULL; i++) {
+		if (*list[i] == '\0' || strcmp(list[i], "proj") == 0)
+			continue;	/* the trees' roots: never masked here */
+		acl = at(home, list[i], ACL_TYPE_ACCESS);
+		want = session_masks(m, list[i], is_dir);
+		if ((acl == 0 || acl == -1) != (want == 1)) {
+			agree = 0;
+			printf("# %s: ACL %d, session %s\n", list[i], acl, want ? "masks" : "shows");
 		}
 	}
+	return agree;
+}
+
+static void
+test_acl_home_project(void)
+{
+	char *mpats[] = { "/proj/secret.txt", "cfg/key.txt", ".env", "inner/" }, *proj[1];
+	struct ab_strv mask = { mpats, 4 }, projects = { proj, 1 };
+	struct adm_acl_opts opts = { .tree = 1 };
+	char home[] = "/tmp/admin-home.XXXXXX", pdir[PATH_MAX], p[PATH_MAX + 32];
+	char why[PATH_MAX + 64];
+	struct ab_maskset *masks;
+	struct adm_acl_stats st;
+	int i, r, agree;
+
+	if (mkdtemp(home) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(pdir, sizeof(pdir), "%s/proj", home);
+	proj[0] = pdir;
+	for (i = 3; i >= 0; i--) {
+		snprintf(p, sizeof(p), "%s/%s", home, nest_dirs[i]);
+		mkdir(p, 0755);
+	}
+	for (i = 0; nest_files[i] != NULL; i++)
+		touch(home, nest_files[i]);
+	if (ab_maskset_new(&mask, home, &projects, AB_MASKSET_MASKS, &masks) != 0) {
+		ok(0, "ab_maskset_new");
+		goto out;
+	}
+	opts.masks = masks;
+	r = adm_acl_grant(pdir, T_UID, &opts, &st, why, sizeof(why));
+	ok(r == 0, "acl grant, project inside the home: %d %s", r, why);
+	ok(at(home, "proj/secret.txt", ACL_TYPE_ACCESS) == 0,
+	    "the home's /proj/secret.txt: the project's secret.txt gets --- (it got rw-)");
+	ok(at(home, "proj/sub/secret.txt", ACL_TYPE_ACCESS) == 6,
+	    "anchored: proj/sub/secret.txt stays rw-");
+	/* Every entry: --- (or not reached, below a ---) exactly where the session masks. */
+	agree = agree_on(masks, home, nest_files, 0) & agree_on(masks, home, nest_dirs, 1);
+	ok(agree, "the ACL walk and the session agree on every entry of the tree");
+	r = adm_acl_revoke(pdir, T_UID, NULL, &st, why, sizeof(why));
+	ok(r == 0, "acl revoke: %d %s", r, why);
+	ab_maskset_free(masks);
+out:
+	remove_all(home, nest_files, nest_dirs);
+}
+
+/* Run FN with stdout going to a file: what act() printed, malloc'd. */
+static char *
+captured(int (*fn)(const char *), const char *arg, int *ret)
+{
+	char tmpl[] = "/tmp/ab-admin-out.XXXXXX", *text = NULL;
+	int fd, saved;
+
+	fflush(stdout);
+	if ((fd = mkstemp(tmpl)) == -1 || (saved = dup(STDOUT_FILENO)) == -1 ||
+	    dup2(fd, STDOUT_FILENO) == -1)
+		abort();
+	*ret = fn(arg);
+	fflush(stdout);
+	if (dup2(saved, STDOUT_FILENO) == -1 || adm_read_file(tmpl, &text, NULL) != 0)
+		abort();
+	close(saved);
+	close(fd);
+	unlink(tmpl);
+	text[strcspn(text, "\n")] = '\0';	/* the first line: one TAP line per check */
+	return text;
+}
+
+static char wic_dir[64];
+
+static int
+wic_write(const char *path)
+{
+	return adm_write_if_changed(path, "one\ntwo\n", 0640, wic_dir, 0750, "write %s", path);
+}
+
+static int
+rl_two(const char *path)
+{
+	return adm_remove_line(path, "two", "'two'", 0);
+}
+
+static int
+rl_two_unlink(const char *path)
+{
+	return adm_remove_line(path, "two", "'two'", 1);
+}
+
+/* The two file idioms of enroll and unenroll, --dry-run included. */
+static void
+test_file_idioms(void)
+{
+	char top[] = "/tmp/ab-admin-wic.XXXXXX", path[128], *buf = NULL, *out;
+	struct stat st;
+	ino_t ino;
+	int r;
+
+	if (geteuid() != 0) {	/* adm_write_file makes new files root-owned */
+		ok(1, "file idioms # SKIP need root");
+		return;
+	}
+	if (mkdtemp(top) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(wic_dir, sizeof(wic_dir), "%s/d", top);
+	snprintf(path, sizeof(path), "%s/f", wic_dir);
+
+	adm_dry_run = 1;
+	out = captured(wic_write, path, &r);
+	ok(r == 0 && !adm_path_exists(wic_dir), "write_if_changed --dry-run: nothing created");
+	ok(strstr(out, "would write ") != NULL, "  but says what it would write (%s)", out);
+	free(out);
+	adm_dry_run = 0;
+
+	out = captured(wic_write, path, &r);
+	ok(r == 1 && adm_read_file(path, &buf, NULL) == 0 && strcmp(buf, "one\ntwo\n") == 0,
+	    "write_if_changed: directory made, file written (%d)", r);
+	ok(strstr(out, "write ") == out, "  and said so (%s)", out);
+	free(out);
+	free(buf);
+	buf = NULL;
+	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640, "  with the mode asked for");
+	ino = st.st_ino;
+	out = captured(wic_write, path, &r);
+	ok(r == 0 && out[0] == '\0' && stat(path, &st) == 0 && st.st_ino == ino,
+	    "write_if_changed again: silent, file untouched");
+	free(out);
+
+	adm_dry_run = 1;
+	out = captured(rl_two, path, &r);
+	ok(r == 0 && strstr(out, "would remove 'two' from ") == out &&
+	    adm_read_file(path, &buf, NULL) == 0 && strcmp(buf, "one\ntwo\n") == 0,
+	    "remove_line --dry-run: says it, changes nothing (%s)", out);
+	free(out);
+	free(buf);
+	buf = NULL;
+	adm_dry_run = 0;
+	out = captured(rl_two, path, &r);
+	ok(r == 0 && adm_read_file(path, &buf, NULL) == 0 && strcmp(buf, "one\n") == 0,
+	    "remove_line: the line is gone, the rest kept (%s)", out);
+	free(out);
+	free(buf);
+	buf = NULL;
+	out = captured(rl_two, path, &r);
+	ok(r == 0 && out[0] == '\0', "remove_line of an absent line: silent no-op");
+	free(out);
+
+	ok(adm_write_file(path, "two  \n", 6, 0644) == 0, "a file with only the line");
+	out = captured(rl_two_unlink, path, &r);
+	ok(r == 0 && !adm_path_exists(path), "remove_line, unlink_empty: the empty file goes");
+	free(out);
+	out = captured(rl_two_unlink, path, &r);
+	ok(r == 0 && out[0] == '\0', "remove_line of a missing file: silent no-op");
+	free(out);
+	ok(adm_write_file(path, "two\n", 4, 0644) == 0 && (out = captured(rl_two, path, &r)) &&
+	    r == 0 && adm_read_file(path, &buf, NULL) == 0 && buf[0] == '\0',
+	    "remove_line without unlink_empty: the empty file stays");
+	free(out);
+	free(buf);
+	unlink(path);
+	rmdir(wic_dir);
+	rmdir(top);
 }
 
 int
@@ -282,5 +506,7 @@ main(void)
 	test_settings_table();
 	test_sftp_inprocess();
 	test_acl_walk();
+	test_acl_home_project();
+	test_file_idioms();
 	return done_testing();
 }

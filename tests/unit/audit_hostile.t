@@ -103,4 +103,67 @@ tok = [b"type=", b"SYSCALL", b"UNKNOWN[1423]", b"LANDLOCK_DOMAIN", b"SECCOMP", b
 open(sys.argv[1], "wb").write(b"".join(r.choice(tok) for _ in range(300000)))
 PY
 run "$tmp/tokens.log"; survived "300000 random audit tokens"
+# 7. Node names (node= prefix, audisp-remote): long, many, odd bytes.  A node whose
+#    serials the completeness bookkeeping cannot track must make the report INCOMPLETE
+#    with its reason; one it does track must show its gap.  Never COMPLETE (exit 0).
+#    nodes.py OUT SPEC...: SPEC is HEXNAME:SERIAL,SERIAL,... (one SYSCALL event each).
+cat > "$tmp/nodes.py" <<'PY'
+import sys
+out = open(sys.argv[1], "wb")
+for spec in sys.argv[2:]:
+    name, serials = spec.split(":")
+    for s in serials.split(","):
+        out.write(b"node=" + bytes.fromhex(name) + b" type=SYSCALL msg=audit(1796032879.%03d:%d): "
+                  b"arch=c000003e syscall=2 success=yes exit=3 pid=1 uid=0\n" % (int(s) % 1000, int(s)))
+PY
+hexof() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
+gapped() {	# gapped WHAT HEXNAME: serials 100,101,105,106 from that node
+	python3 "$tmp/nodes.py" "$tmp/node.log" "$2:100,101,105,106"
+	run "$tmp/node.log"
+	is "$rc" 1 "$1: not complete (exit 1)"
+	like "$out" "INCOMPLETE: 3 serial(s) missing" "$1: the gap 102..104 is reported"
+	unlike "$out" "COMPLETE: every serial" "$1: never COMPLETE"
+	json=$("$AA" --json --input "$tmp/node.log" 2>&1 >/dev/null)
+	like "$json" '"complete":false' "$1: JSON says complete false"
+	like "$json" '"serials_missing":3' "$1: JSON counts the 3 missing serials"
+}
+gapped "64-byte node" "$(hexof "$(printf 'n%.0s' $(seq 64))")"
+gapped "300-byte node" "$(hexof "$(printf 'n%.0s' $(seq 300))")"
+gapped "node with quotes" "$(hexof "h\"o'st")"
+gapped "node with =" "$(hexof "host=a=b")"
+gapped "node with bytes that are not UTF-8" "ff fe c0 af 68"
+gapped "node with an escape sequence" "1b 5b 32 4a 68"
+unlike "$out" $'\e' "node with an escape sequence: not sent raw to the terminal"
+
+# Two 300-byte names that differ in their last byte are two hosts: the events of one
+# must not fill the holes of the other (a truncated or refused name would).
+long=$(hexof "$(printf 'n%.0s' $(seq 299))")
+python3 "$tmp/nodes.py" "$tmp/node.log" "${long}61:100,101,105,106" "${long}62:102,103,104"
+run "$tmp/node.log"
+is "$rc" 1 "two long nodes alike but for the last byte: not complete"
+like "$out" "INCOMPLETE: 3 serial(s) missing" "two long nodes: the first one's gap is reported"
+
+# A node with a space in its name cuts its lines short: counted as unreadable.
+python3 "$tmp/nodes.py" "$tmp/node.log" "$(hexof 'a b'):100,101,102"
+run "$tmp/node.log"
+is "$rc" 1 "node with a space: not complete"
+like "$out" "3 malformed" "node with a space: its lines are counted as malformed"
+
+# 1,100 nodes without a gap, then one with a gap: past the node table the serials are
+# not tracked, and the report says so.
+python3 - "$tmp/node.log" <<'PY'
+import sys
+out = open(sys.argv[1], "wb")
+for i in range(1100):
+    for s in (100, 101) if i < 1099 else (100, 101, 105, 106):
+        out.write(b"node=host-%d type=SYSCALL msg=audit(1796032879.%03d:%d): arch=c000003e "
+                  b"syscall=2 success=yes exit=3 pid=1 uid=0\n" % (i, s % 1000, s))
+PY
+run "$tmp/node.log"
+is "$rc" 1 "1,100 nodes: not complete (exit 1)"
+like "$out" "event(s) not checked for serial gaps" "1,100 nodes: the untracked nodes are reported"
+unlike "$out" "COMPLETE: every serial" "1,100 nodes: never COMPLETE"
+json=$("$AA" --json --input "$tmp/node.log" 2>&1 >/dev/null)
+like "$json" '"complete":false' "1,100 nodes: JSON says complete false"
+like "$json" 'not checked for serial gaps' "1,100 nodes: JSON names the reason"
 finish

@@ -126,6 +126,25 @@ like "$err" "through a symlink" "  and says so"
 like "$err" 'd\\x1b\[31m' "  the escape byte is shown as \\x1b"
 case "$err" in *"$esc"*) not_ok "  a raw ESC reached stderr" ;; *) ok "  no raw ESC on stderr" ;; esac
 
+# The same with what the policy lets through in a path: C1 controls (U+009B is CSI, an
+# "ESC [" that some terminals obey) and bidirectional controls (U+202E right-to-left
+# override, U+2066 isolate, U+200F RLM) that reorder what the admin reads.
+c1=$(printf '\302\233'); rlo=$(printf '\342\200\256'); lri=$(printf '\342\201\246')
+rlm=$(printf '\342\200\217')
+raw_c1_bidi() { case "$1" in *"$c1"*|*"$rlo"*|*"$lri"*|*"$rlm"*) return 0 ;; esac; return 1; }
+mkdir -p "$T/c${c1}31m${rlo}fdp.exe${lri}"
+ln -s "$T/c${c1}31m${rlo}fdp.exe${lri}" "$T/c1link"
+printf '[user:agent]\nproject = %s\n' "$T/c1link" > "$T/c1.conf"
+run "$T/c1.conf"
+is "$rc" 1 "project through a symlink to a C1/bidi name: exit 1"
+like "$err" 'c\\u{009b}31m\\u{202e}fdp.exe\\u{2066}' "  C1 and bidi characters are shown as \\u{NNNN}"
+if raw_c1_bidi "$err"; then not_ok "  a raw C1 or bidi character reached stderr"; else ok "  no raw C1 or bidi character on stderr"; fi
+printf '[user:agent]\nproject = %s\nread = %s\n' "$T/proj" "$T/r${c1}${rlo}${lri}${rlm}" > "$T/c1ok.conf"
+run --user agent "$T/c1ok.conf"
+is "$rc" 0 "a read path with C1/bidi characters is valid policy: exit 0"
+like "$out" "  read               $T/r"'\\u{009b}\\u{202e}\\u{2066}\\u{200f}' "  printed with them escaped"
+if raw_c1_bidi "$out"; then not_ok "  a raw C1 or bidi character reached stdout"; else ok "  no raw C1 or bidi character on stdout"; fi
+
 # 5. Usage errors: exit 2.
 run --bogus
 is "$rc" 2 "unknown option: exit 2"

@@ -1,5 +1,5 @@
 /*
- * The mask walk's prefilter (pam_module/prefilter.c) is only a shortcut: it must never
+ * The mask set's prefilter (policy/prefilter.c) is only a shortcut: it must never
  * reject a name that policy/pattern.c's ab_pattern_match accepts, in the situation the
  * walk asks about (an entry whose parent directories did not match).  Checked on a
  * table of the default policy's kinds of pattern, then by brute force over random

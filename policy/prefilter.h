@@ -1,11 +1,11 @@
 /*
  * prefilter: a cheap necessary condition for a mask/protect pattern to match a name,
  * so that the general gitignore matcher (policy/pattern.c) runs only where it can
- * succeed.  Used by mask.c; tested against ab_pattern_match by
- * tests/unit/test_pam_prefilter.c.
+ * succeed.  Internal to policy/: used by the mask set (maskset.c), the one decision
+ * the walks share; tested against ab_pattern_match by tests/unit/test_pam_prefilter.c.
  */
-#ifndef AB_PAM_PREFILTER_H
-#define AB_PAM_PREFILTER_H
+#ifndef AB_POLICY_PREFILTER_H
+#define AB_POLICY_PREFILTER_H
 
 #include <stddef.h>
 
@@ -35,4 +35,4 @@ void	ab_prefilter_make(struct prefilter *f, const char *pat, unsigned int flags)
  * not match). */
 int	ab_prefilter_pass(const struct prefilter *f, const char *name, size_t len);
 
-#endif /* AB_PAM_PREFILTER_H */
+#endif /* AB_POLICY_PREFILTER_H */

@@ -1,11 +1,11 @@
-/* String vectors, the list type of struct ab_policy. */
-#define _GNU_SOURCE	/* qsort_r, vasprintf, asprintf, strchrnul */
+/* String vectors: the list type of struct ab_policy and of the admin tool. */
+#define _GNU_SOURCE	/* qsort_r, reallocarray */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "abutil.h"
 
 int
 ab_strv_push_n(struct ab_strv *sv, const char *s, size_t n)
@@ -43,6 +43,17 @@ ab_strv_free(struct ab_strv *sv)
 	free(sv->v);
 	sv->v = NULL;
 	sv->n = 0;
+}
+
+int
+ab_strv_has(const struct ab_strv *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 1;
+	return 0;
 }
 
 static int

@@ -1,0 +1,96 @@
+/*
+ * libabutil: the small helpers every agentbox program shares, written once.
+ *
+ *   UTF-8 decoding, terminal-safe text and JSON strings (text.c), string vectors
+ *   (strv.c), the user-name rule (names.c), write_all (io.c).
+ *
+ * libc only: agentbox-shell links it statically against musl, pam_agentbox.so inside
+ * sshd.  No global state, no exit, no messages: functions return 0 or -errno, and the
+ * text writers write only to the stream the caller hands them.
+ */
+#ifndef AB_ABUTIL_H
+#define AB_ABUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- UTF-8 (RFC 3629) ---- */
+
+/*
+ * Decode the UTF-8 sequence that starts at P, of which N > 0 bytes are readable.
+ * Returns its length (1 to 4) and stores the code point in *CP; returns 0, *CP
+ * untouched, when the bytes at P start no valid sequence: a stray continuation byte,
+ * a truncated sequence, an overlong form, a UTF-16 surrogate (U+D800..U+DFFF) or a
+ * value beyond U+10FFFF.  A NUL byte is U+0000, of length 1.
+ */
+size_t	ab_utf8_decode(const void *p, size_t n, uint32_t *cp);
+
+/* 1 if P[0..N) is valid UTF-8 from end to end (NUL bytes included), else 0. */
+int	ab_utf8_valid(const void *p, size_t n);
+
+/* ---- text for a human's terminal ---- */
+
+/*
+ * 1 if code point CP must not reach a terminal raw: C0 controls, DEL, C1 controls
+ * (U+0080..U+009F, which some terminals obey as ESC sequences), and the bidirectional
+ * controls that reorder what the reader sees: U+200E/U+200F, the embeddings and
+ * overrides U+202A..U+202E and the isolates U+2066..U+2069.
+ */
+int	ab_text_cp_unsafe(uint32_t cp);
+
+/* Flag of ab_text_put_safe: write '\' as "\\", so every escape in the output is ours. */
+#define AB_TEXT_ESC_BACKSLASH	0x1u
+
+/*
+ * Write P[0..N) to F so that it can neither drive a terminal nor hide what it says:
+ * invalid UTF-8 bytes and unsafe ASCII (see ab_text_cp_unsafe) become \xNN, other
+ * unsafe code points \u{NNNN}; with AB_TEXT_ESC_BACKSLASH, '\' becomes "\\".  With
+ * WIDTH > 0 at most WIDTH columns are written (a character is one column, an escape
+ * as many as its length) and text that does not fit is cut and ends in "…".
+ * Returns the columns written.  Write errors stay in ferror(F) for the caller.
+ */
+size_t	ab_text_put_safe(FILE *f, const char *p, size_t n, size_t width, unsigned flags);
+
+/*
+ * Write P[0..N) to F as one JSON string, quotes included, that is always valid
+ * (RFC 8259): '"', '\', C0 controls and DEL escaped, U+2028/U+2029 as \u2028/\u2029
+ * (JavaScript embedders break on them raw), each byte that is not part of valid UTF-8
+ * replaced by \ufffd.  Write errors stay in ferror(F) for the caller.
+ */
+void	ab_text_put_json(FILE *f, const char *p, size_t n);
+
+/* ---- string vectors ---- */
+
+/* A list of strings, each malloc'd; v[n] is NULL once anything was pushed (argv shape). */
+struct ab_strv {
+	char	**v;
+	size_t	  n;
+};
+
+/* Append a copy of S (of its first N bytes).  0 or -ENOMEM (SV is then unchanged). */
+int	ab_strv_push(struct ab_strv *sv, const char *s);
+int	ab_strv_push_n(struct ab_strv *sv, const char *s, size_t n);
+/* Free every string and the vector; SV is left empty and reusable.  NULL is a no-op. */
+void	ab_strv_free(struct ab_strv *sv);
+/* 1 if SV holds a string equal to S, else 0. */
+int	ab_strv_has(const struct ab_strv *sv, const char *s);
+/* Remove later duplicates in place, keeping first occurrences in order.  0 or -ENOMEM. */
+int	ab_strv_uniq(struct ab_strv *sv);
+
+/* ---- names ---- */
+
+/*
+ * 1 if NAME is a user name agentbox accepts, else 0: [A-Za-z_][A-Za-z0-9._-]{0,31}
+ * (POSIX portable names, first character not a digit, '-' or '.').  The one rule for
+ * the policy's [user:NAME], the session plan and agentbox enroll: a name one of them
+ * takes and another refuses would make an account nobody can confine.
+ */
+int	ab_user_name_valid(const char *name);
+
+/* ---- I/O ---- */
+
+/* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  0 or -errno. */
+int	ab_io_write_all(int fd, const void *buf, size_t len);
+
+#endif /* AB_ABUTIL_H */
