@@ -1,6 +1,6 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
 PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c netns.c \
-            reaper.c plan.c record.c entry.c)
+            reaper.c planfile.c auditrec.c entry.c sessfail.c)
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init

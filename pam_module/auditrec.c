@@ -23,12 +23,12 @@
  * whether audit is on: with audit disabled it drops user messages silently, so a
  * required audit trail needs to know.  The kernel answers AUDIT_GET from a kernel thread
  * it creates per request (audit_send_reply): the send pays the thread's creation, and
- * the answer arrives once that thread is scheduled.  We read it in ab_record_enabled,
+ * the answer arrives once that thread is scheduled.  We read it in ab_auditrec_enabled,
  * after the world is built, so that wait overlaps our work instead of adding to it.
  * Returns the fd or -errno.
  */
 int
-ab_record_open(void)
+ab_auditrec_open(void)
 {
 	int fd = audit_open();
 
@@ -44,14 +44,14 @@ ab_record_open(void)
 }
 
 /*
- * The answer to ab_record_open's question: 1 audit on, 0 off, -1 unknown (only the
+ * The answer to ab_auditrec_open's question: 1 audit on, 0 off, -1 unknown (only the
  * initial pid namespace may ask, e.g. not sshd in a container, or no answer within
  * a second): then we rely on the send succeeding.
  */
 #define STATUS_WAIT_MS 1000
 
 int
-ab_record_enabled(int fd)
+ab_auditrec_enabled(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct audit_reply rep;
@@ -98,7 +98,7 @@ send_fmt(int fd, int ok, const char *fmt, ...)
 }
 
 int
-ab_record_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
+ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
     const char *rhost)
 {
 	char hex[2 * AB_DIGEST_LEN + 1], *u, *sv, *t, *rh;
@@ -122,7 +122,7 @@ ab_record_start(int fd, const struct ab_sess *s, const char *service, const char
 }
 
 int
-ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
+ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
     pid_t init_pid)
 {
 	char *u = nv("user", user), *sv = nv("service", service);
@@ -137,7 +137,7 @@ ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *ser
 }
 
 int
-ab_record_refused(int fd, const char *user, const char *service, const char *reason)
+ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason)
 {
 	char *u = nv("user", user), *sv = nv("service", service), *why = nv("reason", reason);
 	int r = -ENOMEM;
