@@ -1,0 +1,75 @@
+/*
+ * libFuzzer: bytes -> ab_http_feed.  The first byte picks a chunk size; the rest is fed
+ * whole and again in chunks of that size: the two verdicts (and the head length) must
+ * agree, or the parser depends on how the box splits its writes.  A head it accepts
+ * must also keep its own promises: no body framing on CONNECT, never both
+ * Content-Length and chunked, fields inside the head, a target host that parses again
+ * to itself.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int
+feed(struct ab_http_parser *p, const uint8_t *d, size_t n, size_t chunk, size_t *total)
+{
+	size_t off = 0, used;
+	int r = -EAGAIN;
+
+	ab_http_init(p);
+	*total = 0;
+	while (off < n && r == -EAGAIN) {
+		size_t k = n - off < chunk ? n - off : chunk;
+
+		r = ab_http_feed(p, d + off, k, &used);
+		if (used > k)
+			abort();
+		*total = off + used;
+		off += k;
+	}
+	return r;
+}
+
+static void
+check_request(const struct ab_http_parser *p, size_t total)
+{
+	const struct ab_http_request *q = &p->req;
+	struct ab_netd_host h;
+
+	if (q->head_len != total || q->head_len > AB_HTTP_HEAD_MAX || q->nfields > AB_HTTP_FIELDS_MAX)
+		abort();
+	if (q->has_length && q->chunked)
+		abort();
+	if (q->form == AB_HTTP_CONNECT && (q->has_length || q->chunked || q->port == 0))
+		abort();
+	for (size_t i = 0; i < q->nfields; i++)
+		if ((size_t)q->fields[i].value + q->fields[i].value_len > q->head_len)
+			abort();
+	if (q->host.kind == AB_NETD_HOST_NAME &&
+	    (ab_netd_host_parse(q->host.text, strlen(q->host.text), &h) != 0 ||
+	     strcmp(h.text, q->host.text) != 0))
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct ab_http_parser a, b;	/* fuzzer-only: 16 KiB each, not per run */
+	size_t ta, tb;
+	int ra, rb;
+
+	if (size < 1)
+		return 0;
+	ra = feed(&a, data + 1, size - 1, size, &ta);
+	rb = feed(&b, data + 1, size - 1, (size_t)data[0] % 17 + 1, &tb);
+	if (ra != rb || (ra == 0 && ta != tb))
+		abort();
+	if (ra == 0)
+		check_request(&a, ta);
+	return 0;
+}
