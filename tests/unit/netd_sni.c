@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -346,6 +347,31 @@ test_hostile(struct ab_sni_parser *p)
 	free(in);
 }
 
+/* A real ClientHello: OpenSSL 3 through Python's ssl module, for example.com (the
+ * fuzzer's seed; its first byte is the fuzzer's chunk selector). Run from the top. */
+static void
+test_openssl(struct ab_sni_parser *p)
+{
+	const char *path = "tests/fuzz/seeds/fuzz_netd_sni/openssl-hello";
+	struct buf *in = calloc(1, sizeof(*in));
+	FILE *f = in != NULL ? fopen(path, "rbe") : NULL;
+	size_t n = f != NULL ? fread(in->b, 1, sizeof(in->b), f) : 0, used;
+
+	if (f != NULL)
+		fclose(f);
+	if (n < 2) {
+		ok(0, "cannot read %s (run from the top of the tree)", path);
+		free(in);
+		return;
+	}
+	memmove(in->b, in->b + 1, n - 1);
+	in->n = n - 1;
+	ok(feed(in, 1, p, &used) == 0 && p->res.has_name && !p->res.ech &&
+	   strcmp(p->res.name.text, "example.com") == 0 && used == in->n,
+	   "OpenSSL 3's ClientHello: SNI example.com");
+	free(in);
+}
+
 int
 main(void)
 {
@@ -356,6 +382,7 @@ main(void)
 	test_good(p);
 	test_names(p);
 	test_hostile(p);
+	test_openssl(p);
 	free(p);
 	return done_testing();
 }
