@@ -177,8 +177,12 @@ step(struct ab_sni_parser *p, const uint8_t *b, size_t len, size_t *i)
 			return p->msg_len == 0 ? -EPROTO : -EBADMSG;
 		return p->rec_have == 5 ? record_header(p) : 0;
 	}
+	/* Never more than the buffer holds: then try_hello judges what is there, the same
+	 * way whether the bytes came one by one or all at once. */
 	n = len - *i < p->rec_left ? len - *i : p->rec_left;
 	if (n > sizeof(p->msg) - p->msg_len)
+		n = sizeof(p->msg) - p->msg_len;
+	if (n == 0)
 		return -EMSGSIZE;
 	memcpy(p->msg + p->msg_len, b + *i, n);
 	p->msg_len += n;

@@ -325,6 +325,29 @@ test_hostile(struct ab_sni_parser *p)
 		records(in, &msg, 16384);
 		expect(p, in, -EBADMSG, "another handshake message after the hello in its record");
 	}
+	/* The same in a record larger than what is left of the buffer: the verdict must not
+	 * depend on how the bytes arrive (whole, the old code said -EMSGSIZE). */
+	{
+		static uint8_t pad[9000];
+		struct buf *msg = calloc(1, sizeof(*msg));
+
+		client_exts(e, "a.com");
+		ext(e, 21, pad, sizeof(pad));
+		hello(msg, e, true);
+		in->n = 0;
+		put8(in, 22);
+		put16(in, 0x0301);
+		put16(in, 5000);
+		put(in, msg->b, 5000);
+		put8(in, 22);
+		put16(in, 0x0301);
+		put16(in, 16384);
+		put(in, msg->b + 5000, msg->n - 5000);
+		memset(in->b + in->n, 0, 16384 - (msg->n - 5000));
+		in->n += 16384 - (msg->n - 5000);
+		expect(p, in, -EBADMSG, "bytes after the hello in a record bigger than the buffer");
+		free(msg);
+	}
 	/* Oversized: a hello body over AB_SNI_HELLO_MAX, over two records. */
 	{
 		static uint8_t pad[AB_SNI_HELLO_MAX];
