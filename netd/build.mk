@@ -25,18 +25,19 @@ ALL += $(NETD_LIB)
 
 # Unit tests (no root): the sources are compiled into each test with the sanitizers.
 NETD_TESTS := $(B)/tests/netd_http $(B)/tests/netd_host $(B)/tests/netd_sni
-$(NETD_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(NETD_SRCS) $(NETD_PSL_SRCS) \
-    $(NETD_HDRS)
+$(NETD_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h tests/unit/netd_feed.h \
+    $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(NETD_PSL_CFLAGS) -Inetd -Itests -o $@ $< $(NETD_SRCS) \
-	  $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
+	$(CC) $(CFLAGS) $(SAN) $(NETD_PSL_CFLAGS) -Inetd -Itests -Itests/unit -o $@ $< \
+	  $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
 UNIT_TESTS += $(NETD_TESTS)
 
 # libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/); FUZZ_CC and FUZZ_FLAGS
 # come from policy/build.mk.
 NETD_FUZZERS := $(B)/fuzz/fuzz_netd_http $(B)/fuzz/fuzz_netd_host $(B)/fuzz/fuzz_netd_sni
-$(NETD_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_HDRS)
+$(NETD_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c tests/unit/netd_feed.h $(NETD_SRCS) \
+    $(NETD_PSL_SRCS) $(NETD_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(NETD_PSL_CFLAGS) -Inetd -o $@ $< $(NETD_SRCS) \
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(NETD_PSL_CFLAGS) -Inetd -Itests/unit -o $@ $< $(NETD_SRCS) \
 	  $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
 FUZZERS += $(NETD_FUZZERS)

@@ -12,28 +12,9 @@
 #include <string.h>
 
 #include "http.h"
+#include "netd_feed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int
-feed(struct ab_http_parser *p, const uint8_t *d, size_t n, size_t chunk, size_t *total)
-{
-	size_t off = 0, used;
-	int r = -EAGAIN;
-
-	ab_http_init(p);
-	*total = 0;
-	while (off < n && r == -EAGAIN) {
-		size_t k = n - off < chunk ? n - off : chunk;
-
-		r = ab_http_feed(p, d + off, k, &used);
-		if (used > k)
-			abort();
-		*total = off + used;
-		off += k;
-	}
-	return r;
-}
 
 static void
 check_request(const struct ab_http_parser *p, size_t total)
@@ -60,16 +41,17 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ab_http_parser a, b;	/* fuzzer-only: 16 KiB each, not per run */
-	size_t ta, tb;
-	int ra, rb;
+	size_t total;
+	int r;
 
 	if (size < 1)
 		return 0;
-	ra = feed(&a, data + 1, size - 1, size, &ta);
-	rb = feed(&b, data + 1, size - 1, (size_t)data[0] % 17 + 1, &tb);
-	if (ra != rb || (ra == 0 && ta != tb))
+	ab_http_init(&a);
+	ab_http_init(&b);
+	r = netd_feed_both(netd_http_feed, &a, &b, data, size, 17, &total);
+	if (r == -ERANGE || r == -EDOM)
 		abort();
-	if (ra == 0)
-		check_request(&a, ta);
+	if (r == 0)
+		check_request(&a, total);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "http.h"
+#include "netd_feed.h"
 #include "tap.h"
 
 #define C "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n"
@@ -155,23 +156,12 @@ static const struct {
 	{ "field name not a token", G "X(A): a\r\n\r\n", -EBADMSG },
 };
 
-/* Feed HEAD in pieces of CHUNK bytes; the verdict, and *used of the last call. */
+/* Feed HEAD in pieces of CHUNK bytes; the verdict, and in *total the bytes taken. */
 static int
 feed(const char *head, size_t len, size_t chunk, struct ab_http_parser *p, size_t *total)
 {
-	size_t off = 0, used;
-	int r = -EAGAIN;
-
 	ab_http_init(p);
-	*total = 0;
-	while (off < len && r == -EAGAIN) {
-		size_t n = len - off < chunk ? len - off : chunk;
-
-		r = ab_http_feed(p, head + off, n, &used);
-		*total = off + used;
-		off += n;
-	}
-	return r;
+	return netd_feed_chunks(netd_http_feed, p, head, len, chunk, total);
 }
 
 static void

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netd_feed.h"
 #include "sni.h"
 #include "tap.h"
 
@@ -100,23 +101,12 @@ records(struct buf *o, const struct buf *msg, size_t frag)
 	}
 }
 
-/* Feed in CHUNK-byte pieces; the verdict. */
+/* Feed in CHUNK-byte pieces; the verdict, and in *total the bytes taken. */
 static int
-feed(const struct buf *in, size_t chunk, struct ab_sni_parser *p, size_t *used_total)
+feed(const struct buf *in, size_t chunk, struct ab_sni_parser *p, size_t *total)
 {
-	size_t off = 0, used;
-	int r = -EAGAIN;
-
 	ab_sni_init(p);
-	*used_total = 0;
-	while (off < in->n && r == -EAGAIN) {
-		size_t n = in->n - off < chunk ? in->n - off : chunk;
-
-		r = ab_sni_feed(p, in->b + off, n, &used);
-		*used_total = off + used;
-		off += n;
-	}
-	return r;
+	return netd_feed_chunks(netd_sni_feed, p, in->b, in->n, chunk, total);
 }
 
 /* The usual extensions around a server_name for NAME (none when NULL). */
