@@ -14,6 +14,9 @@
 
 #include "host.h"
 
+#define AB_NETD_STR2(x) #x
+#define AB_NETD_STR(x) AB_NETD_STR2(x)
+
 static bool
 is_digit(char c)
 {
@@ -302,24 +305,43 @@ parse_rule_host(const char *s, size_t len, struct ab_netd_rule *r)
 	return 0;
 }
 
+/* Why the host part of a rule was refused, for `agentbox check`'s FILE:LINE message. */
+static const char *
+rule_host_why(const char *s, size_t len)
+{
+	if (len == 1 && s[0] == '*')
+		return "a bare * would allow every host";
+	if (memchr(s, '*', len) != NULL)
+		return "a wildcard is only a whole first label before a name (*.example.com)";
+	if (memchr(s, '/', len) != NULL)
+		return "not an address/prefix (host bits set, or the prefix out of range)";
+	return "not a host name, an IPv4 address or a bracketed IPv6 address";
+}
+
 int
-ab_netd_rule_parse(const char *text, bool deny, struct ab_netd_rule *out)
+ab_netd_rule_parse(const char *text, bool deny, struct ab_netd_rule *out, const char **why)
 {
 	size_t len = strnlen(text, AB_NETD_RULE_TEXT_MAX + 1);
 	struct ab_netd_rule r;
+	const char *unused;
 	size_t end;
 
+	why = why != NULL ? why : &unused;
+	*why = len == 0 ? "empty" : "longer than " AB_NETD_STR(AB_NETD_RULE_TEXT_MAX) " bytes";
 	if (len == 0 || len > AB_NETD_RULE_TEXT_MAX)
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.deny = deny;
 	r.port = AB_NETD_DEFAULT_PORT;
 	end = host_end(text, len);
+	*why = rule_host_why(text, end);
 	if (parse_rule_host(text, end, &r) != 0)
 		return -EINVAL;
+	*why = "the port is not 1 to 65535 in decimal";
 	if (end < len && (text[end] != ':' || parse_port(text + end + 1, len - end - 1,
 							  &r.port) != 0))
 		return -EINVAL;
+	*why = NULL;
 	memcpy(r.text, text, len);
 	r.text[len] = '\0';
 	*out = r;

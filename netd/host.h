@@ -76,10 +76,12 @@ struct ab_netd_rule {
  * Parse one rule: "NAME[:PORT]", "*.NAME[:PORT]", "A.B.C.D[/LEN][:PORT]",
  * "[IPV6[/LEN]][:PORT]". The wildcard is only ever the whole first label ("*.*.x",
  * "a*.x", "*x.x" and a bare "*" are refused) and never applies to an IP literal. A CIDR
- * with host bits set ("10.0.0.1/8") is refused as ambiguous. 0 or -EINVAL.
+ * with host bits set ("10.0.0.1/8") is refused as ambiguous. 0, or -EINVAL with *why
+ * (when WHY is not NULL) set to a static phrase saying what is wrong.
  * This is syntax only: ab_netd_rule_check adds the public-suffix test.
  */
-int ab_netd_rule_parse(const char *text, bool deny, struct ab_netd_rule *out);
+int ab_netd_rule_parse(const char *text, bool deny, struct ab_netd_rule *out,
+		       const char **why);
 
 /* Whether RULE covers HOST:PORT (true/false; no errors). */
 bool ab_netd_rule_match(const struct ab_netd_rule *rule, const struct ab_netd_host *host,

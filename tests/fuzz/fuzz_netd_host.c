@@ -72,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size <= AB_NETD_RULE_TEXT_MAX) {
 		memcpy(text, data, size);
 		text[size] = '\0';
-		if (ab_netd_rule_parse(text, size % 2, &r) == 0) {
+		if (ab_netd_rule_parse(text, size % 2, &r, NULL) == 0) {
 			if (strcmp(r.text, text) != 0 || r.port == 0)
 				abort();
 			check_rule(&r);

@@ -217,7 +217,7 @@ test_rules(void)
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		struct ab_netd_rule r;
-		int rc = ab_netd_rule_parse(rules[i].in, false, &r);
+		int rc = ab_netd_rule_parse(rules[i].in, false, &r, NULL);
 
 		if (rules[i].kind < 0)
 			ok(rc == -EINVAL, "rule refused: \"%s\"", rules[i].in);
@@ -231,7 +231,42 @@ test_rules(void)
 	{
 		struct ab_netd_rule r;
 
-		ok(ab_netd_rule_parse(longtext, false, &r) == -EINVAL, "an over-long rule is refused");
+		ok(ab_netd_rule_parse(longtext, false, &r, NULL) == -EINVAL,
+		   "an over-long rule is refused");
+	}
+}
+
+/* What `agentbox check` will print for a refused rule. */
+static const struct {
+	const char *in, *why;	/* a word the reason must hold; NULL: accepted */
+} whys[] = {
+	{ "*", "bare *" },
+	{ "*:443", "bare *" },
+	{ "*.*.example.com", "first label" },
+	{ "a*.example.com", "first label" },
+	{ "example.com:65536", "port" },
+	{ "example.com:0", "port" },
+	{ "example.com:", "port" },
+	{ "10.0.0.1/8", "prefix" },
+	{ "a_b.com", "host name" },
+	{ "127.1", "host name" },
+	{ "", "empty" },
+	{ "example.com:8443", NULL },
+};
+
+static void
+test_whys(void)
+{
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
+		struct ab_netd_rule r;
+		const char *why = "unset";
+		int rc = ab_netd_rule_parse(whys[i].in, false, &r, &why);
+
+		if (whys[i].why == NULL)
+			ok(rc == 0 && why == NULL, "\"%s\": no reason", whys[i].in);
+		else
+			ok(rc == -EINVAL && why != NULL && strstr(why, whys[i].why) != NULL,
+			   "\"%s\" refused: %s", whys[i].in, why != NULL ? why : "(none)");
 	}
 }
 
@@ -280,8 +315,8 @@ test_decide(void)
 	bool parsed = true;
 
 	for (size_t i = 0; i < n; i++)
-		parsed = parsed &&
-			 ab_netd_rule_parse(policy[i] + 1, policy[i][0] == '-', &set[i]) == 0;
+		parsed = parsed && ab_netd_rule_parse(policy[i] + 1, policy[i][0] == '-', &set[i],
+						      NULL) == 0;
 	ok(parsed, "the decision table's rules parse");
 	for (size_t i = 0; i < sizeof(decisions) / sizeof(decisions[0]); i++) {
 		struct ab_netd_host h;
@@ -338,7 +373,7 @@ test_check(void)
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		struct ab_netd_rule rule;
 
-		r = ab_netd_rule_parse(checks[i].rule, false, &rule);
+		r = ab_netd_rule_parse(checks[i].rule, false, &rule, NULL);
 		if (r == 0)
 			r = ab_netd_rule_check(s, &rule);
 		ok(checks[i].ok ? r == 0 : r == -EINVAL, "check %s \"%s\" (%d)",
@@ -347,7 +382,7 @@ test_check(void)
 	{
 		struct ab_netd_rule rule;
 
-		ab_netd_rule_parse("*.example.com", false, &rule);
+		ab_netd_rule_parse("*.example.com", false, &rule, NULL);
 		ok(ab_netd_rule_check(NULL, &rule) == -ENOENT,
 		   "no suffix list: a wildcard is refused (fail closed)");
 	}
@@ -361,6 +396,7 @@ main(void)
 	test_lengths();
 	test_authorities();
 	test_rules();
+	test_whys();
 	test_decide();
 	test_check();
 	return done_testing();
