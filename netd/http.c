@@ -104,9 +104,9 @@ ab_http_feed(struct ab_http_parser *p, const void *buf, size_t len, size_t *used
 		return p->state < 0 ? p->state : 0;
 	for (i = 0; i < len && r == 0; i++)
 		r = scan_byte(p, b[i]);
+	*used = i;	/* all of BUF when the head goes on: it is held in P now */
 	if (r == 0)
 		return -EAGAIN;
-	*used = i;
 	if (r == 1)
 		r = parse_head(p);
 	p->state = r == 0 ? 1 : r;

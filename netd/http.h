@@ -60,10 +60,10 @@ void ab_http_init(struct ab_http_parser *p);
 /*
  * Feed the next LEN bytes from the box. Bytes are checked as they arrive, so hostile
  * input is refused at its first bad byte, not after 16 KiB. *used tells how many bytes
- * of BUF belong to the head; the rest (a body, or bytes pipelined after CONNECT) is the
- * caller's. Returns:
+ * of BUF belong to the head (held in P from then on); the rest (a body, or bytes
+ * pipelined after CONNECT) is the caller's. Returns:
  *   0          the head is complete and valid: P->req is filled;
- *   -EAGAIN    need more bytes (feed again; a deadline is the caller's job);
+ *   -EAGAIN    need more bytes; all LEN were taken (a deadline is the caller's job);
  *   -EMSGSIZE  the head exceeds AB_HTTP_HEAD_MAX or AB_HTTP_FIELDS_MAX fields;
  *   -EBADMSG   malformed, ambiguous or refused (see http.c for the list).
  * An error is sticky: later calls return it again and consume nothing.

@@ -209,9 +209,9 @@ ab_sni_feed(struct ab_sni_parser *p, const void *buf, size_t len, size_t *used)
 		else if (r == 0)
 			r = -EAGAIN;
 	}
+	*used = i;	/* all of BUF when the hello goes on: it is held in P now */
 	if (r == -EAGAIN)
 		return r;
-	*used = i;
 	p->state = r == 0 ? 1 : r;
 	return r;
 }

@@ -46,7 +46,7 @@ void ab_sni_init(struct ab_sni_parser *p);
  * Feed the next bytes the client sent through the tunnel; the caller keeps its own copy
  * to forward. *used counts the bytes that belonged to the ClientHello's records.
  *   0          complete: P->res is filled (no name at all: has_name false);
- *   -EAGAIN    need more;
+ *   -EAGAIN    need more; all LEN bytes were taken;
  *   -EPROTO    not a TLS handshake record (first byte not 22, or an SSLv2 hello);
  *   -EMSGSIZE  the ClientHello is larger than AB_SNI_HELLO_MAX;
  *   -EBADMSG   malformed: bad lengths, a zero-length record, another record type or

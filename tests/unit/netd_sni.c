@@ -151,6 +151,11 @@ test_good(struct ab_sni_parser *p)
 		   strcmp(p->res.name.text, "api.example.com") == 0 && used == in->n,
 		   "SNI read, normalised, fed %zu bytes at a time (%d)", chunks[i], r);
 	}
+	/* A partial hello is held by the parser: -EAGAIN, and every byte was taken. */
+	ab_sni_init(p);
+	r = ab_sni_feed(p, in->b, 100, &used);
+	ok(r == -EAGAIN && used == 100, "a partial hello: -EAGAIN, all 100 bytes taken (%zu)",
+	   used);
 	/* The hello split over records of 50 bytes: joined. */
 	build(in, e, 50);
 	r = feed(in, 7, p, &used);
