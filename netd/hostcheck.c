@@ -9,7 +9,8 @@
  * ("*.github.io", "*.s3.amazonaws.com", "*.herokuapp.com") is refused like "*.com":
  * names below such a suffix belong to unrelated owners, so the rule would let the box
  * reach any attacker's site there. Write the owner's own name instead
- * ("*.someone.github.io").
+ * ("*.someone.github.io"). The list's implicit "*" rule makes every unlisted top-level
+ * label a suffix too, so "*.corp" and "*.internal" are refused: name the zone below it.
  */
 #include <errno.h>
 #include <libpsl.h>

@@ -358,6 +358,8 @@ static const struct {
 	{ "*.example.co.uk", true },
 	{ "*.someone.github.io", true },
 	{ "*.com:8443", false },
+	{ "*.corp", false },		/* unlisted TLD: the implicit "*" rule */
+	{ "*.zone.corp", true },
 	{ "com", true },		/* not a wildcard: names one host */
 	{ "1.2.3.4", true },
 	{ "[::1]", true },
