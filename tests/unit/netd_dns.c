@@ -236,6 +236,13 @@ test_hostile(void)
 		   "label then pointer: FORMERR");
 		ok(answer(&f, p4, sizeof(p4), 0) == 0 && rcode() == AB_NETD_DNS_FORMERR,
 		   "extended label type 0x41: FORMERR");
+		/* 0xC0 read as a length would be a 192-byte label: put 192 bytes behind it. */
+		memcpy(q, p2, 12);
+		q[12] = 0xc0;
+		memset(q + 13, 'a', 192);
+		memcpy(q + 13 + 192, "\0\0\1\0\1", 5);
+		ok(answer(&f, q, 13 + 192 + 5, 0) == 0 && rcode() == AB_NETD_DNS_FORMERR,
+		   "pointer byte with 192 bytes behind it: FORMERR");
 		ok(f.asked == 0, "none of them reached the policy");
 	}
 
