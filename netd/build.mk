@@ -5,7 +5,8 @@ NETD_DNS_SRCS := netd/dns.c netd/addr.c
 NETD_DNS_HDRS := netd/dns.h netd/addr.h
 NETD_DNS_OBJS := $(NETD_DNS_SRCS:%.c=$(B)/%.o)
 
-$(B)/netd/%.o: netd/%.c $(NETD_DNS_HDRS)
+# A static pattern rule: these objects only, beside any other netd/ rule.
+$(NETD_DNS_OBJS): $(B)/netd/%.o: netd/%.c $(NETD_DNS_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 ALL += $(NETD_DNS_OBJS)
