@@ -1,11 +1,13 @@
-# netd/: the pure core of the egress proxy daemon (issue 11, `network = proxy`): request
-# heads (http.c), host names and rules (host.c), the public-suffix check (hostcheck.c,
-# libpsl: linked only into `agentbox check` and the daemon, never the PAM module) and
-# the TLS ClientHello's SNI (sni.c).  No daemon yet; netd/README.md says what is next.
+# netd/: the pure core of agentbox-netd, the host-side daemon of `network = proxy`
+# (DESIGN.md "Network by name"): request heads (http.c), host names and rules (host.c),
+# the public-suffix check (hostcheck.c, libpsl: linked only into `agentbox check` and
+# the daemon, never the PAM module), the TLS ClientHello's SNI (sni.c), the box's DNS
+# answerer's wire code (dns.c) and the address policy (addr.c).  netd/README.md says
+# what each decides and what is next.
 
-NETD_SRCS      := netd/host.c netd/http.c netd/sni.c
+NETD_SRCS      := netd/host.c netd/http.c netd/sni.c netd/dns.c netd/addr.c
 NETD_PSL_SRCS  := netd/hostcheck.c
-NETD_HDRS      := netd/host.h netd/http.h netd/sni.h
+NETD_HDRS      := netd/host.h netd/http.h netd/sni.h netd/dns.h netd/addr.h
 NETD_PSL_CFLAGS := $(shell pkg-config --cflags libpsl)
 NETD_PSL_LIBS  := $(shell pkg-config --libs libpsl)
 
@@ -24,7 +26,8 @@ $(NETD_LIB): $(NETD_OBJS)
 ALL += $(NETD_LIB)
 
 # Unit tests (no root): the sources are compiled into each test with the sanitizers.
-NETD_TESTS := $(B)/tests/netd_http $(B)/tests/netd_host $(B)/tests/netd_sni
+NETD_TESTS := $(B)/tests/netd_http $(B)/tests/netd_host $(B)/tests/netd_sni \
+	$(B)/tests/netd_dns $(B)/tests/netd_addr
 $(NETD_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h tests/unit/netd_feed.h \
     $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_HDRS)
 	@mkdir -p $(@D)
@@ -34,7 +37,8 @@ UNIT_TESTS += $(NETD_TESTS)
 
 # libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/); FUZZ_CC and FUZZ_FLAGS
 # come from policy/build.mk.
-NETD_FUZZERS := $(B)/fuzz/fuzz_netd_http $(B)/fuzz/fuzz_netd_host $(B)/fuzz/fuzz_netd_sni
+NETD_FUZZERS := $(B)/fuzz/fuzz_netd_http $(B)/fuzz/fuzz_netd_host $(B)/fuzz/fuzz_netd_sni \
+	$(B)/fuzz/fuzz_netd_dns
 $(NETD_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c tests/unit/netd_feed.h $(NETD_SRCS) \
     $(NETD_PSL_SRCS) $(NETD_HDRS)
 	@mkdir -p $(@D)
