@@ -20,8 +20,10 @@ shell/landlock.c|- san musl
 audit/group.c|- san fuzz
 admin/util.c|- san
 tests/unit/test_pam_prefilter.c|san
+lib/text.c|- san musl fuzz
+netd/hostcheck.c|- san fuzz
 "
-INC_DIRS="policy tests pam_module shell audit admin"
+INC_DIRS="policy lib tests pam_module shell audit admin netd"
 
 # The headers SRC names with #include "...", as paths in the tree (generated ones,
 # which live in the build directory, are left out).
