@@ -9,11 +9,13 @@ TS := $(B)/san/tests/unit
 
 # --- Unit tests: no root (as root the ownership cases run too); sanitized programs.
 # Every tests/unit/*.t; a script that needs a program built names it below.
+# SAN_TESTS: a main in tests/unit/ linked with the objects and archives named below.
 NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/netd_addr
-UNIT_TESTS += $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy $(T)/test_maskset \
-              $(T)/test_pam_load $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
+SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
+              $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
-              $(NETD_TESTS) $(sort $(wildcard tests/unit/*.t))
+              $(NETD_TESTS)
+UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
 
 # lib/ alone: hostile bytes through the text helpers.
 $(T)/test_lib: $(TS)/test_lib.o
@@ -51,7 +53,7 @@ $(NETD_TESTS): $(T)/%: $(TS)/%.o $(NETD_SRCS:%.c=$(B)/san/%.o)
 $(NETD_TESTS): TEST_LIBS = $(NETD_PSL_LIBS)
 
 # lib/'s archive goes last: the others use it.
-$(filter-out %.t $(T)/test_pam_load,$(UNIT_TESTS)): $(UTIL_LIB_SAN)
+$(SAN_TESTS): $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(filter-out $(UTIL_LIB_SAN),$(filter %.o %.a,$^)) \
 	  $(UTIL_LIB_SAN) $(POLICY_LIBS) $(TEST_LIBS)
