@@ -33,7 +33,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 DEPFLAGS := -MMD -MP
 
 # pkg-config is asked only when a recipe needs the answer, never while make reads the
-# makefiles, and quietly: on a fresh machine `sudo make check` and `make demo` install
+# makefiles, and quietly: on a fresh machine `make check` and `make demo` install
 # the packages before they build anything.  $(B)/pkgs.ok says once what is missing.
 pkg = $(shell pkg-config $1 2>/dev/null)
 PKGS := pam libseccomp audit auparse inih nettle libacl libpsl
@@ -127,15 +127,32 @@ include tests/build.mk
 
 all: $(ALL)
 
-# The README's test command is `sudo make check`.  Unit tests first (no root needed),
-# then everything that needs root.  One prove run so the closing line counts them all.
-# On a fresh machine it first installs what is missing (no network when nothing is) and
-# starts auditd and rsyslog, then builds in a second make that sees the new packages.
+# The README's two commands, `make demo` and `make check`, need root.  They work as
+# root on a fresh machine, which has no sudo, and as a user with sudo: a caller that is
+# not root is handed to sudo once, with the same goal, before anything is built.
+ifneq ($(shell id -u),0)
+check demo demo-clean:
+	@command -v sudo >/dev/null 2>&1 || \
+	  { echo "make $@: needs root, and sudo is not installed: run it as root" >&2; exit 1; }
+	sudo $(MAKE) $@
+else
+# `make check`: unit tests first (no root needed), then everything that needs root, in
+# one prove run so the closing line counts them all.  On a fresh machine it first
+# installs what is missing (no network when nothing is) and starts auditd and rsyslog,
+# then builds in a second make that sees the new packages.
 check:
-	@if [ "$$(id -u)" != 0 ]; then echo "make check: the end-to-end tests need root: run 'sudo make check' (or 'make check-unit')" >&2; exit 1; fi
 	tools/install-deps --if-needed
 	tools/start-services
 	$(MAKE) check-run
+
+# `make demo`: install, enroll a demo agent, run a real confined session through su,
+# show its review (tools/demo says what it does as it goes).
+demo:
+	tools/demo
+
+demo-clean:
+	tools/demo --clean
+endif
 
 check-run: all $(UNIT_TESTS) $(ROOT_TEST_DEPS)
 	AB_STRICT=1 prove -v $(PROVE_FLAGS) $(UNIT_TESTS) $(ROOT_TESTS)
@@ -154,14 +171,6 @@ fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do echo "== $$f for $(FUZZ_SECONDS)s"; \
 	  mkdir -p $(B)/corpus/$$(basename $$f); \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
-
-# The README's first command: install, enroll a demo agent, run a real confined
-# session through su, show its review (tools/demo says what it does as it goes).
-demo:
-	tools/demo
-
-demo-clean:
-	tools/demo --clean
 
 clean:
 	rm -rf $(B) $(CLEAN)
