@@ -10,15 +10,22 @@ NETD_PSL_SRCS  := netd/hostcheck.c
 NETD_HDRS      := netd/host.h netd/http.h netd/sni.h netd/dns.h netd/addr.h
 NETD_PSL_CFLAGS := $(shell pkg-config --cflags libpsl)
 NETD_PSL_LIBS  := $(shell pkg-config --libs libpsl)
+# The base-URL credential gateway (gateway.c, its TLS client tls.c, credential files
+# cred.c): OpenSSL 3, linked only into the daemon and its tests.
+NETD_GW_SRCS   := netd/gateway.c netd/tls.c netd/cred.c
+NETD_GW_HDRS   := netd/gateway.h netd/tls.h netd/cred.h
+NETD_SSL_CFLAGS := $(shell pkg-config --cflags openssl)
+NETD_SSL_LIBS  := $(shell pkg-config --libs openssl)
 
 NETD_LIB       := $(B)/libabnetd.a
-NETD_OBJS      := $(NETD_SRCS:netd/%.c=$(B)/netd/%.o) $(NETD_PSL_SRCS:netd/%.c=$(B)/netd/%.o)
+NETD_OBJS      := $(NETD_SRCS:netd/%.c=$(B)/netd/%.o) $(NETD_PSL_SRCS:netd/%.c=$(B)/netd/%.o) \
+	$(NETD_GW_SRCS:netd/%.c=$(B)/netd/%.o)
 
 $(B)/netd:
 	mkdir -p $@
 
-$(B)/netd/%.o: netd/%.c $(NETD_HDRS) | $(B)/netd
-	$(CC) $(CFLAGS) $(NETD_PSL_CFLAGS) -Inetd -c -o $@ $<
+$(B)/netd/%.o: netd/%.c $(NETD_HDRS) $(NETD_GW_HDRS) | $(B)/netd
+	$(CC) $(CFLAGS) $(NETD_PSL_CFLAGS) $(NETD_SSL_CFLAGS) -Inetd -c -o $@ $<
 
 $(NETD_LIB): $(NETD_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -34,6 +41,16 @@ $(NETD_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h tests/unit/netd_feed.h \
 	$(CC) $(CFLAGS) $(SAN) $(NETD_PSL_CFLAGS) -Inetd -Itests -Itests/unit -o $@ $< \
 	  $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
 UNIT_TESTS += $(NETD_TESTS)
+
+# The gateway's tests: a fake upstream TLS server on 127.0.0.1 (test CA made with the
+# openssl CLI at run time), so they need threads and libssl.
+NETD_GW_TESTS := $(B)/tests/netd_gateway $(B)/tests/netd_gateway_cred
+$(NETD_GW_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(NETD_SRCS) $(NETD_GW_SRCS) \
+    $(NETD_HDRS) $(NETD_GW_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(NETD_SSL_CFLAGS) -pthread -Inetd -Itests -Itests/unit -o $@ $< \
+	  $(NETD_SRCS) $(NETD_GW_SRCS) $(NETD_SSL_LIBS)
+UNIT_TESTS += $(NETD_GW_TESTS)
 
 # libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/); FUZZ_CC and FUZZ_FLAGS
 # come from policy/build.mk.
