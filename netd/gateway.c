@@ -125,7 +125,7 @@ fill(struct end *e, long long dl)
 {
 	size_t got;
 	ssize_t n;
-	short ev;
+	short ev = POLLIN;
 	int r;
 
 	if (e->off > 0) {
@@ -165,7 +165,7 @@ send_all(struct end *e, const void *data, size_t n, long long dl)
 	const char *p = data;
 	size_t put;
 	ssize_t w;
-	short ev;
+	short ev = POLLIN;
 	int r;
 
 	while (n > 0) {
