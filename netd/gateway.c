@@ -556,6 +556,32 @@ chunk_size(const char *line, size_t len, uint64_t *size)
 	return 0;
 }
 
+/* The next chunk-size line from E. */
+static int
+chunk_head(struct gw *g, struct end *e, uint64_t *size)
+{
+	char line[LINE_MAX_];
+	size_t len;
+	int r;
+
+	if ((r = read_line(g, e, line, sizeof(line), &len, deadline(g->cfg->idle_ms))) != 0)
+		return r;
+	return chunk_size(line, len, size);
+}
+
+/* The CRLF after a chunk's data. */
+static int
+chunk_end(struct gw *g, struct end *e)
+{
+	char line[LINE_MAX_];
+	size_t len;
+	int r;
+
+	if ((r = read_line(g, e, line, sizeof(line), &len, deadline(g->cfg->idle_ms))) != 0)
+		return r;
+	return len == 0 ? 0 : -EBADMSG;
+}
+
 /* Trailer fields after the last chunk: read, bounded, and dropped. */
 static int
 skip_trailers(struct gw *g, struct end *e)
@@ -583,9 +609,7 @@ chunked_body(struct gw *g)
 	int r;
 
 	for (;;) {
-		if ((r = read_line(g, &g->box, line, sizeof(line), &len,
-				   deadline(g->cfg->idle_ms))) != 0 ||
-		    (r = chunk_size(line, len, &size)) != 0)
+		if ((r = chunk_head(g, &g->box, &size)) != 0)
 			return r;
 		if (size == 0)
 			return (r = skip_trailers(g, &g->box)) != 0 ? r : to_up(g, "0\r\n\r\n", 5);
@@ -595,12 +619,7 @@ chunked_body(struct gw *g)
 		len = (size_t)snprintf(line, sizeof(line), "%" PRIx64 "\r\n", size);
 		if ((r = to_up(g, line, len)) != 0 || (r = copy_body(g, size)) != 0)
 			return r;
-		if ((r = read_line(g, &g->box, line, sizeof(line), &len,
-				   deadline(g->cfg->idle_ms))) != 0)
-			return r;
-		if (len != 0)
-			return -EBADMSG;
-		if ((r = to_up(g, "\r\n", 2)) != 0)
+		if ((r = chunk_end(g, &g->box)) != 0 || (r = to_up(g, "\r\n", 2)) != 0)
 			return r;
 	}
 }
@@ -746,23 +765,18 @@ stream_body(struct gw *g, uint64_t n, bool eof)
 static int
 stream_chunked(struct gw *g)
 {
-	char line[LINE_MAX_];
 	uint64_t size;
-	size_t len;
 	int r;
 
 	for (;;) {
-		if ((r = read_line(g, &g->up, line, sizeof(line), &len,
-				   deadline(g->cfg->idle_ms))) != 0 ||
-		    (r = chunk_size(line, len, &size)) != 0)
+		if ((r = chunk_head(g, &g->up, &size)) != 0)
 			return r == -ETIMEDOUT ? r : -EPROTO;
 		if (size == 0)
 			return skip_trailers(g, &g->up) != 0 ? -EPROTO : 0;
 		if ((r = stream_body(g, size, false)) != 0)
 			return r;
-		if (read_line(g, &g->up, line, sizeof(line), &len, deadline(g->cfg->idle_ms)) != 0 ||
-		    len != 0)
-			return -EPROTO;
+		if ((r = chunk_end(g, &g->up)) != 0)
+			return r == -ETIMEDOUT ? r : -EPROTO;
 	}
 }
 

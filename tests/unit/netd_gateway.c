@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,23 @@ gw_stop(struct run *g)
 	close(g->fds[1]);
 }
 
+/* A fake upstream with CERTNAME's certificate, and a gateway toward it (not started). */
+static bool
+setup(struct srv *s, const char *certname, srv_fn fn, struct run *g)
+{
+	if (srv_start(s, certname, fn) == 0 && gw_start(g, s) == 0)
+		return true;
+	ok(0, "setup: %m");
+	return false;
+}
+
+static void
+finish(struct srv *s, struct run *g)
+{
+	gw_stop(g);
+	srv_stop(s);
+}
+
 /* ---- The box's side. ---- */
 
 static void
@@ -325,10 +343,8 @@ test_credentials(void)
 	struct run g;
 	size_t n;
 
-	if (srv_start(&s, HOST, echo_twice) != 0 || gw_start(&g, &s) != 0 || gw_go(&g) != 0) {
-		ok(0, "setup");
+	if (!setup(&s, HOST, echo_twice, &g) || gw_go(&g) != 0)
 		return;
-	}
 	box_send(&g, req, sizeof(req) - 1);
 	n = box_read(&g, buf, sizeof(buf), 0, "\r\n0\r\n\r\n", 5000);
 	ok(strncmp(buf, "HTTP/1.1 200 OK\r\n", 17) == 0, "the box gets the upstream's 200");
@@ -348,8 +364,7 @@ test_credentials(void)
 	   strstr(buf, "Transfer-Encoding: chunked\r\n") != NULL,
 	   "keep-alive: a second request; its Content-Length body re-framed, redacted: '%s'",
 	   body);
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	snprintf(hostline, sizeof(hostline), "\r\nHost: " HOST ":%u\r\n", s.port);
 	ok(s.requests == 2 && s.accepted == 1, "two requests over one upstream connection");
 	ok(count(s.seen, "x-api-key: " SECRET "\r\n") == 2, "the upstream gets the real key");
@@ -401,10 +416,8 @@ test_sse(void)
 	struct run g;
 	size_t n;
 
-	if (srv_start(&s, HOST, sse) != 0 || gw_start(&g, &s) != 0 || gw_go(&g) != 0) {
-		ok(0, "setup");
+	if (!setup(&s, HOST, sse, &g) || gw_go(&g) != 0)
 		return;
-	}
 	box_send(&g, req, sizeof(req) - 1);
 	n = box_read(&g, buf, sizeof(buf), 0, "data: one\n\n", 2500);
 	s.box_got_first = strstr(buf, "data: one\n\n") != NULL && strstr(buf, "two") == NULL;
@@ -412,8 +425,7 @@ test_sse(void)
 	n = box_read(&g, buf, sizeof(buf), n, "\r\n0\r\n\r\n", 5000);
 	dechunk(buf, body, sizeof(body));
 	ok(strcmp(body, "data: one\n\ndata: two\n\n") == 0, "then the second, and the end");
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	ok(!s.sse_waited_out, "the upstream did not have to send the next event first");
 }
 
@@ -470,16 +482,13 @@ test_refusals(void)
 	struct run g;
 
 	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
-		if (srv_start(&s, HOST, no_request) != 0 || gw_start(&g, &s) != 0) {
-			ok(0, "setup");
-			return;
-		}
+		if (!setup(&s, HOST, no_request, &g))
+		return;
 		g.gw.body_max = 1024;
 		gw_go(&g);
 		box_send(&g, refusals[i].req, strlen(refusals[i].req));
 		box_read(&g, buf, sizeof(buf), 0, NULL, 5000);	/* to EOF: the gateway closes */
-		gw_stop(&g);
-		srv_stop(&s);
+		finish(&s, &g);
 		ok(strncmp(buf, refusals[i].status, strlen(refusals[i].status)) == 0 &&
 		   strstr(buf, "Connection: close\r\n") != NULL && s.accepted == 0 &&
 		   g.r < 0 && g.st.reason != NULL && strcmp(g.st.reason, refusals[i].reason) == 0,
@@ -497,8 +506,7 @@ test_bounds(void)
 	struct run g;
 	size_t n;
 
-	if (big == NULL || srv_start(&s, HOST, no_request) != 0 || gw_start(&g, &s) != 0) {
-		ok(0, "setup");
+	if (big == NULL || !setup(&s, HOST, no_request, &g)) {
 		free(big);
 		return;
 	}
@@ -507,16 +515,13 @@ test_bounds(void)
 	memset(big + n, 'a', AB_HTTP_HEAD_MAX + 64 - n);
 	box_send(&g, big, AB_HTTP_HEAD_MAX + 64);
 	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	ok(strncmp(buf, "HTTP/1.1 431 ", 13) == 0 && s.accepted == 0 && g.r == -EMSGSIZE,
 	   "a head over 16 KiB: 431, upstream not dialled (%.12s)", buf);
 	free(big);
 
-	if (srv_start(&s, HOST, no_request) != 0 || gw_start(&g, &s) != 0) {
-		ok(0, "setup");
+	if (!setup(&s, HOST, no_request, &g))
 		return;
-	}
 	g.gw.body_max = 1024;
 	gw_go(&g);
 	box_send(&g, R "Transfer-Encoding: chunked\r\n\r\n", strlen(R) + 30);
@@ -526,8 +531,7 @@ test_bounds(void)
 	box_send(&g, chunk, 807);
 	box_send(&g, chunk, 807);
 	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	ok(strncmp(buf, "HTTP/1.1 413 ", 13) == 0 && g.r == -EFBIG &&
 	   strcmp(g.st.reason, "limit") == 0 && strstr(s.seen, "\r\n0\r\n\r\n") == NULL,
 	   "a chunked body over the cap: 413, the upstream never gets a complete request");
@@ -543,32 +547,26 @@ test_slow_client(void)
 	struct run g;
 	long long t0;
 
-	if (srv_start(&s, HOST, no_request) != 0 || gw_start(&g, &s) != 0) {
-		ok(0, "setup");
+	if (!setup(&s, HOST, no_request, &g))
 		return;
-	}
 	g.gw.head_ms = 300;
 	gw_go(&g);
 	t0 = ab_netd_tls_now_ms();
 	box_send(&g, "POST /v1/messages HTTP/1.1\r\nHo", 30);	/* and nothing more */
 	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
 	t0 = ab_netd_tls_now_ms() - t0;
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	ok(strncmp(buf, "HTTP/1.1 408 ", 13) == 0 && g.r == -ETIMEDOUT &&
 	   strcmp(g.st.reason, "timeout") == 0 && t0 >= 250 && t0 < 2000 && s.accepted == 0,
 	   "a head that stalls: 408 after head_ms (%lld ms)", t0);
 
 	/* Idle between requests: the connection just ends, no answer, no reason. */
-	if (srv_start(&s, HOST, no_request) != 0 || gw_start(&g, &s) != 0) {
-		ok(0, "setup");
+	if (!setup(&s, HOST, no_request, &g))
 		return;
-	}
 	g.gw.idle_ms = 200;
 	gw_go(&g);
 	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	ok(buf[0] == '\0' && g.r == 0 && g.st.reason == NULL,
 	   "an idle connection ends quietly after idle_ms");
 }
@@ -583,15 +581,12 @@ test_wrong_cert(void)
 	struct srv s;
 	struct run g;
 
-	if (srv_start(&s, "other.gw.test", no_request) != 0 || gw_start(&g, &s) != 0) {
-		ok(0, "setup");
+	if (!setup(&s, "other.gw.test", no_request, &g))
 		return;
-	}
 	gw_go(&g);
 	box_send(&g, req, sizeof(req) - 1);
 	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
-	gw_stop(&g);
-	srv_stop(&s);
+	finish(&s, &g);
 	ok(strncmp(buf, "HTTP/1.1 502 ", 13) == 0 && s.accepted == 0 && s.seen_len == 0 &&
 	   g.r == -EPERM && strcmp(g.st.reason, "dial-failed") == 0 && g.st.requests == 0,
 	   "a certificate for another name: 502, no request sent (%d, %.12s)", g.r, buf);
@@ -628,15 +623,12 @@ test_bad_responses(void)
 	struct run g;
 
 	for (size_t i = 0; i < 2; i++) {
-		if (srv_start(&s, HOST, rows[i].fn) != 0 || gw_start(&g, &s) != 0) {
-			ok(0, "setup");
-			return;
-		}
+		if (!setup(&s, HOST, rows[i].fn, &g))
+		return;
 		gw_go(&g);
 		box_send(&g, req, sizeof(req) - 1);
 		box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
-		gw_stop(&g);
-		srv_stop(&s);
+		finish(&s, &g);
 		ok(strncmp(buf, "HTTP/1.1 502 ", 13) == 0 && strstr(buf, "abcd") == NULL &&
 		   g.r < 0, "an upstream response with %s: 502 (%.12s)", rows[i].name, buf);
 	}
