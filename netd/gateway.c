@@ -725,7 +725,12 @@ head_to_box(struct gw *g, bool body)
 			memcpy(g->out + n, "Transfer-Encoding: chunked\r\n", 28);
 			n += 28;
 		}
-		if (s == 0 || colon == NULL ||
+		if (s == 0) {
+			/* We answer the box in HTTP/1.1 (chunked), whatever the upstream spoke. */
+			memcpy(g->out, "HTTP/1.1", 8);
+			memcpy(g->out + 8, l + 8, e - 8);
+			n = e;
+		} else if (colon == NULL ||
 		    !(in_list(drop_response, l, (size_t)(colon - l)) ||
 		      (body && ieq(l, (size_t)(colon - l), "content-length")))) {
 			memcpy(g->out + n, l, e - s);

@@ -55,7 +55,10 @@ make_certs(void)
 		 "  -out $n.csr -subj /CN=$n;"
 		 " printf 'subjectAltName=DNS:%%s\\n' $n > $n.ext;"
 		 " openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key -CAcreateserial"
-		 "  -out $n.pem -days 2 -extfile $n.ext; done", dir);
+		 "  -out $n.pem -days 2 -extfile $n.ext; done;"
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+		 " -keyout self.key -out self.pem -days 2 -subj /CN=" HOST
+		 " -addext subjectAltName=DNS:" HOST, dir);
 	snprintf(cafile, sizeof(cafile), "%s/ca.pem", dir);
 	return system(cmd);
 }
@@ -577,19 +580,28 @@ static void
 test_wrong_cert(void)
 {
 	static const char req[] = R "Content-Length: 2\r\n\r\n{}";
+	static const struct {
+		const char *cert, *name;
+	} rows[] = {
+		{ "other.gw.test", "a certificate for another name (from the trusted CA)" },
+		{ "self", "a self-signed certificate for the right name" },
+	};
 	char buf[4096];
 	struct srv s;
 	struct run g;
 
-	if (!setup(&s, "other.gw.test", no_request, &g))
-		return;
-	gw_go(&g);
-	box_send(&g, req, sizeof(req) - 1);
-	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
-	finish(&s, &g);
-	ok(strncmp(buf, "HTTP/1.1 502 ", 13) == 0 && s.accepted == 0 && s.seen_len == 0 &&
-	   g.r == -EPERM && strcmp(g.st.reason, "dial-failed") == 0 && g.st.requests == 0,
-	   "a certificate for another name: 502, no request sent (%d, %.12s)", g.r, buf);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!setup(&s, rows[i].cert, no_request, &g))
+			return;
+		gw_go(&g);
+		box_send(&g, req, sizeof(req) - 1);
+		box_read(&g, buf, sizeof(buf), 0, NULL, 5000);
+		finish(&s, &g);
+		ok(strncmp(buf, "HTTP/1.1 502 ", 13) == 0 && s.accepted == 0 && s.seen_len == 0 &&
+		   g.r == -EPERM && strcmp(g.st.reason, "dial-failed") == 0 &&
+		   g.st.requests == 0, "%s: 502, no request sent (%d, %.12s)", rows[i].name, g.r,
+		   buf);
+	}
 }
 
 /* A compressed body would hide the key from redaction: refused. */
@@ -599,6 +611,33 @@ gzip_reply(struct srv *s, SSL *ssl)
 	if (srv_read_request(s, ssl) == 0)
 		srv_write(ssl, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n"
 			  "\r\nabcd");
+}
+
+/* An HTTP/1.0 upstream, body to EOF: the box still gets HTTP/1.1, chunked. */
+static void
+http10_reply(struct srv *s, SSL *ssl)
+{
+	if (srv_read_request(s, ssl) == 0)
+		srv_write(ssl, "HTTP/1.0 200 OK\r\nX-A: b\r\n\r\nto the end " SECRET);
+}
+
+static void
+test_http10(void)
+{
+	static const char req[] = R "Content-Length: 2\r\n\r\n{}";
+	char buf[4096], body[1024];
+	struct srv s;
+	struct run g;
+
+	if (!setup(&s, HOST, http10_reply, &g) || gw_go(&g) != 0)
+		return;
+	box_send(&g, req, sizeof(req) - 1);
+	box_read(&g, buf, sizeof(buf), 0, "\r\n0\r\n\r\n", 5000);
+	finish(&s, &g);
+	dechunk(buf, body, sizeof(body));
+	ok(strncmp(buf, "HTTP/1.1 200 OK\r\nX-A: b\r\nTransfer-Encoding: chunked\r\n\r\n",
+		   55) == 0 && strcmp(body, "to the end [redacted]") == 0,
+	   "an HTTP/1.0 body to EOF: HTTP/1.1 chunked to the box, redacted: '%s'", body);
 }
 
 /* A response framed two ways: refused, not guessed. */
@@ -652,6 +691,7 @@ main(void)
 	test_slow_client();
 	test_wrong_cert();
 	test_bad_responses();
+	test_http10();
 	SSL_CTX_free(client_ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
