@@ -415,26 +415,27 @@ request_verdict(const struct ab_http_parser *p, uint64_t body_max, const char **
 	size_t len;
 
 	*why = NULL;
-	if (strcmp(req->method, "TRACE") == 0 || strcmp(req->method, "TRACK") == 0)
+	if (strcmp(req->method, "TRACE") == 0 || strcmp(req->method, "TRACK") == 0) {
 		*why = "TRACE would echo the credential";
-	else if (ab_http_field_find(p, "upgrade", &v, &len) == 0)
-		*why = "no protocol upgrade (WebSocket, h2c) through the gateway";
-	else if (ab_http_field_find(p, "expect", &v, &len) == 0 &&
-		 !ieq(v, len, "100-continue"))
-		*why = "unknown expectation";
-	else if (body && (strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0))
-		*why = "a body on GET or HEAD";
-	else if (req->has_length && req->content_length > body_max)
-		*why = "request body too large";
-	if (*why == NULL)
-		return 0;
-	switch ((*why)[0]) {
-	case 'T': return 405;
-	case 'n': return 501;
-	case 'u': return 417;
-	case 'r': return 413;
-	default: return 400;
+		return 405;
 	}
+	if (ab_http_field_find(p, "upgrade", &v, &len) == 0) {
+		*why = "no protocol upgrade (WebSocket, h2c) through the gateway";
+		return 501;
+	}
+	if (ab_http_field_find(p, "expect", &v, &len) == 0 && !ieq(v, len, "100-continue")) {
+		*why = "unknown expectation";
+		return 417;
+	}
+	if (body && (strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0)) {
+		*why = "a body on GET or HEAD";
+		return 400;
+	}
+	if (req->has_length && req->content_length > body_max) {
+		*why = "request body too large";
+		return 413;
+	}
+	return 0;
 }
 
 /* Read the next request head; 0, 1 when the box closed (or idled) between requests. */
