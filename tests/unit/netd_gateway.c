@@ -413,13 +413,18 @@ static void
 test_sse(void)
 {
 	static const char req[] = "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3129\r\n"
+				  "X-Custom-Auth: Token " PLACEHOLDER "\r\n"
 				  "Accept: text/event-stream\r\nContent-Length: 2\r\n\r\n{}";
 	char buf[4096], body[1024];
 	struct srv s;
 	struct run g;
 	size_t n;
 
-	if (!setup(&s, HOST, sse, &g) || gw_go(&g) != 0)
+	if (!setup(&s, HOST, sse, &g))
+		return;
+	g.gw.header = "x-custom-auth";	/* a credential header of the policy's own */
+	g.gw.prefix = "Token ";
+	if (gw_go(&g) != 0)
 		return;
 	box_send(&g, req, sizeof(req) - 1);
 	n = box_read(&g, buf, sizeof(buf), 0, "data: one\n\n", 2500);
@@ -430,6 +435,10 @@ test_sse(void)
 	ok(strcmp(body, "data: one\n\ndata: two\n\n") == 0, "then the second, and the end");
 	finish(&s, &g);
 	ok(!s.sse_waited_out, "the upstream did not have to send the next event first");
+	ok(count(s.seen, "x-custom-auth: Token " SECRET "\r\n") == 1 &&
+	   strcasestr(s.seen, "x-custom-auth") == strstr(s.seen, "x-custom-auth") &&
+	   strstr(s.seen, PLACEHOLDER) == NULL,
+	   "the credential's own header from the box is replaced, prefix put before the key");
 }
 
 /* ---- 3. Refusals: answered by the gateway, the upstream never asked. ---- */
