@@ -649,6 +649,36 @@ test_http10(void)
 	   "an HTTP/1.0 body to EOF: HTTP/1.1 chunked to the box, redacted: '%s'", body);
 }
 
+/* Expect: 100-continue is the gateway's to answer; the upstream gets a plain request. */
+static void
+no_content(struct srv *s, SSL *ssl)
+{
+	if (srv_read_request(s, ssl) == 0)
+		srv_write(ssl, "HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n");
+}
+
+static void
+test_expect(void)
+{
+	static const char head[] = R "Expect: 100-continue\r\nContent-Length: 2\r\n\r\n";
+	char buf[4096];
+	struct srv s;
+	struct run g;
+	size_t n;
+
+	if (!setup(&s, HOST, no_content, &g) || gw_go(&g) != 0)
+		return;
+	box_send(&g, head, sizeof(head) - 1);
+	n = box_read(&g, buf, sizeof(buf), 0, "\r\n\r\n", 5000);
+	ok(strcmp(buf, "HTTP/1.1 100 Continue\r\n\r\n") == 0, "100 Continue before the body");
+	box_send(&g, "{}", 2);
+	box_read(&g, buf, sizeof(buf), 0, "X-A: b\r\n\r\n", 5000);
+	finish(&s, &g);
+	ok(n > 0 && strcmp(buf, "HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n") == 0 &&
+	   strcasestr(s.seen, "expect") == NULL && strstr(s.seen, "\r\n\r\n{}") != NULL,
+	   "then the response; the upstream got the body and no Expect");
+}
+
 /* A response framed two ways: refused, not guessed. */
 static void
 cl_te_reply(struct srv *s, SSL *ssl)
@@ -701,6 +731,7 @@ main(void)
 	test_wrong_cert();
 	test_bad_responses();
 	test_http10();
+	test_expect();
 	SSL_CTX_free(client_ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
