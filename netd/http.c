@@ -11,7 +11,8 @@
  *   - request line: anything but METHOD SP TARGET SP HTTP/1.1 (HTTP/1.0 only for
  *     CONNECT, which Python 3.11's http.client sends, without Host), origin-form and
  *     asterisk-form, a scheme other than http://, userinfo ("http://user@host/"), a
- *     fragment, a CONNECT target without a port;
+ *     fragment, a CONNECT target without a port; in origin mode (the credential
+ *     gateway) anything but origin-form "/path[?query]", and CONNECT;
  *   - fields: whitespace before the colon, an empty name, a name that is not a token;
  *   - framing: Content-Length and Transfer-Encoding together, Content-Length repeated
  *     (even with one value) or not plain decimal, Transfer-Encoding other than exactly
@@ -19,7 +20,7 @@
  *     or Connection on HTTP/1.0;
  *   - Host: missing (HTTP/1.1), repeated, not a valid authority, or naming another
  *     host or port than the request target (a Host without a port means the target's
- *     port for CONNECT and 80 for http://).
+ *     port for CONNECT and 80 for http://). In origin mode Host names the target.
  */
 #define _GNU_SOURCE	/* memmem */
 #include <errno.h>
@@ -36,7 +37,15 @@ ab_http_init(struct ab_http_parser *p)
 	p->len = 0;
 	p->lines = 0;
 	p->state = 0;
+	p->origin = false;
 	memset(&p->req, 0, sizeof(p->req));
+}
+
+void
+ab_http_init_origin(struct ab_http_parser *p)
+{
+	ab_http_init(p);
+	p->origin = true;
 }
 
 /* RFC 9110 §5.6.2 tchar. */
@@ -146,9 +155,24 @@ parse_absolute(struct ab_http_parser *p, size_t t, size_t tlen)
 	return 0;
 }
 
+/* "/PATH[?QUERY]" (RFC 9112 §3.2.1); the bytes were checked by scan_byte. */
+static int
+parse_origin(struct ab_http_parser *p, size_t t, size_t tlen)
+{
+	if (strcmp(p->req.method, "CONNECT") == 0 || p->head[t] != '/' ||
+	    memchr(p->head + t, '#', tlen) != NULL)
+		return -EBADMSG;
+	p->req.form = AB_HTTP_ORIGIN;
+	p->req.path = (uint16_t)t;
+	p->req.path_len = (uint16_t)tlen;
+	return 0;
+}
+
 static int
 parse_target(struct ab_http_parser *p, size_t t, size_t tlen)
 {
+	if (p->origin)
+		return parse_origin(p, t, tlen);
 	if (strcmp(p->req.method, "CONNECT") != 0)
 		return parse_absolute(p, t, tlen);
 	/* authority-form: the port is required (RFC 9110 §9.3.6). */
@@ -236,6 +260,9 @@ check_host(struct ab_http_request *req, const char *v, size_t len, bool *seen)
 	if (*seen)
 		return -EBADMSG;
 	*seen = true;
+	if (req->form == AB_HTTP_ORIGIN)	/* no target to match: Host is the target */
+		return ab_netd_authority_parse(v, len, 80, &req->host, &req->port) != 0 ?
+		       -EBADMSG : 0;
 	if (ab_netd_authority_parse(v, len, req->form == AB_HTTP_CONNECT ? req->port : 80,
 				    &h, &port) != 0)
 		return -EBADMSG;

@@ -3,7 +3,9 @@
  * the box), parsed strictly and within fixed bounds before anything is decided.
  *
  * Two forms only (RFC 9112 §3.2): authority-form "CONNECT host:port HTTP/1.1" and
- * absolute-form "METHOD http://host[:port]/path HTTP/1.1". Every function returns 0 or
+ * absolute-form "METHOD http://host[:port]/path HTTP/1.1"; or, for the credential
+ * gateway's listeners only (ab_http_init_origin), origin-form "METHOD /path HTTP/1.1"
+ * and nothing else. Every function returns 0 or
  * -errno and never prints; the parser allocates nothing and holds no global state.
  */
 #ifndef AB_NETD_HTTP_H
@@ -22,6 +24,7 @@
 enum ab_http_form {
 	AB_HTTP_CONNECT = 1,	/* authority-form: a tunnel to host:port */
 	AB_HTTP_ABSOLUTE,	/* absolute-form http:// URI: one request to forward */
+	AB_HTTP_ORIGIN,		/* origin-form "/path?query" (gateway mode only) */
 };
 
 /* A header field, as offsets into the parser's head buffer. */
@@ -33,11 +36,12 @@ struct ab_http_request {
 	enum ab_http_form form;
 	char method[AB_HTTP_METHOD_MAX + 1];
 	int minor;			/* HTTP/1.<minor>: 1, or 0 for CONNECT only */
-	struct ab_netd_host host;	/* the target, normalised (host.h) */
+	struct ab_netd_host host;	/* the target, normalised (host.h); origin-form:
+					 * the Host field's */
 	uint16_t port;			/* CONNECT: as written; absolute-form: 80 unless written */
-	uint16_t path, path_len;	/* absolute-form: offset and length in head of
-				 * the path and query; "/" goes before one that
-				 * is empty or starts with '?' */
+	uint16_t path, path_len;	/* absolute- and origin-form: offset and length in
+				 * head of the path and query; absolute-form: "/"
+				 * goes before one that is empty or starts with '?' */
 	size_t nfields;
 	struct ab_http_field fields[AB_HTTP_FIELDS_MAX];
 	bool has_length;		/* Content-Length present (never with chunked) */
@@ -51,11 +55,20 @@ struct ab_http_parser {
 	size_t len;		/* bytes of head received */
 	size_t lines;		/* lines started, for the field cap */
 	int state;		/* 0 reading, 1 complete, or the sticky -errno */
+	bool origin;		/* gateway mode: origin-form only */
 	struct ab_http_request req;
 };
 
 /* Make P ready for a new connection's head. */
 void ab_http_init(struct ab_http_parser *p);
+
+/*
+ * Make P ready for a head sent to a credential gateway (netd/gateway.c): a plain
+ * HTTP/1.1 origin-form request ("POST /v1/messages HTTP/1.1" with a valid Host), with
+ * every other rule above unchanged. CONNECT, absolute-form, asterisk-form and HTTP/1.0
+ * are refused (-EBADMSG): a gateway forwards to its one host, never to a named one.
+ */
+void ab_http_init_origin(struct ab_http_parser *p);
 
 /*
  * Feed the next LEN bytes from the box. Bytes are checked as they arrive, so hostile

@@ -10,7 +10,8 @@ TS := $(B)/san/tests/unit
 # --- Unit tests: no root (as root the ownership cases run too); sanitized programs.
 # Every tests/unit/*.t; a script that needs a program built names it below.
 # SAN_TESTS: a main in tests/unit/ linked with the objects and archives named below.
-NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/netd_addr
+NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/netd_addr \
+              $(T)/netd_gateway $(T)/netd_gateway_cred
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
@@ -50,7 +51,7 @@ $(B)/san/admin/admin_util: TEST_LIBS = $(ADMIN_LIBS)
 
 # netd/'s core: one truth table per decision.
 $(NETD_TESTS): $(T)/%: $(TS)/%.o $(NETD_SRCS:%.c=$(B)/san/%.o)
-$(NETD_TESTS): TEST_LIBS = $(NETD_PSL_LIBS)
+$(NETD_TESTS): TEST_LIBS = $(NETD_LIBS)
 
 # lib/'s archive goes last: the others use it.
 $(SAN_TESTS): $(UTIL_LIB_SAN)
@@ -127,7 +128,7 @@ $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: FUZZ_LIBS = $(
 $(B)/fuzz/fuzz_audit: $(AUDIT_SRCS:%.c=$(B)/fuzz/%.o)
 $(B)/fuzz/fuzz_audit: FUZZ_LIBS = $(AUDIT_LIBS)
 $(NETD_FUZZ): $(NETD_SRCS:%.c=$(B)/fuzz/%.o)
-$(NETD_FUZZ): FUZZ_LIBS = $(NETD_PSL_LIBS)
+$(NETD_FUZZ): FUZZ_LIBS = $(NETD_LIBS)
 $(B)/fuzz/audit/%.o $(B)/fuzz/tests/fuzz/fuzz_audit.o: CPPFLAGS_DIR = -Iaudit \
     -DAB_SLOTS=64 -DAB_WINDOW=32
 $(FUZZ_BINS): $(B)/fuzz/%: $(B)/fuzz/tests/fuzz/%.o

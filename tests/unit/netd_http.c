@@ -286,6 +286,60 @@ test_bounds(struct ab_http_parser *p)
 	ok(ab_http_feed(p, "x", 1, &used) == -EBADMSG && used == 0, "the error is sticky");
 }
 
+/* Origin mode: what the credential gateway's listeners take (netd/gateway.c). */
+#define O "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3129\r\n"
+static const struct {
+	const char *name, *head;
+	int want;
+} origin_rows[] = {
+	{ "origin-form POST", O "Content-Length: 2\r\n\r\n", 0 },
+	{ "origin-form GET with a query", "GET /v1/models?limit=5 HTTP/1.1\r\n"
+	  "Host: localhost:3129\r\n\r\n", 0 },
+	{ "origin-form chunked", O "Transfer-Encoding: chunked\r\n\r\n", 0 },
+	{ "origin-form CL+TE", O "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n",
+	  -EBADMSG },
+	{ "origin-form without Host", "GET / HTTP/1.1\r\n\r\n", -EBADMSG },
+	{ "origin-form, Host twice", O "Host: a.example\r\n\r\n", -EBADMSG },
+	{ "origin-form, Host with userinfo", "GET / HTTP/1.1\r\nHost: u@a.example\r\n\r\n",
+	  -EBADMSG },
+	{ "origin-form HTTP/1.0", "GET / HTTP/1.0\r\nHost: a.example\r\n\r\n", -EBADMSG },
+	{ "origin-form with a fragment", "GET /a#b HTTP/1.1\r\nHost: a.example\r\n\r\n",
+	  -EBADMSG },
+	{ "absolute-form to a gateway", G "\r\n", -EBADMSG },
+	{ "CONNECT to a gateway", C "\r\n", -EBADMSG },
+	{ "CONNECT with an origin-form target",
+	  "CONNECT /x HTTP/1.1\r\nHost: a.example\r\n\r\n", -EBADMSG },
+	{ "asterisk-form to a gateway", "OPTIONS * HTTP/1.1\r\nHost: a.example\r\n\r\n",
+	  -EBADMSG },
+	{ "obs-fold in origin mode", O "X-A: a\r\n b\r\n\r\n", -EBADMSG },
+};
+
+static void
+test_origin(struct ab_http_parser *p)
+{
+	static const char head[] = O "Content-Length: 2\r\n\r\n{}";
+	size_t used;
+	int r;
+
+	for (size_t i = 0; i < sizeof(origin_rows) / sizeof(origin_rows[0]); i++) {
+		size_t len = strlen(origin_rows[i].head);
+
+		ab_http_init_origin(p);
+		r = netd_feed_chunks(netd_http_feed, p, origin_rows[i].head, len, 1, &used);
+		ok(r == origin_rows[i].want, "origin mode, %s: %s (%d)", origin_rows[i].name,
+		   origin_rows[i].want == 0 ? "accepted" : "refused", r);
+	}
+	ab_http_init_origin(p);
+	r = ab_http_feed(p, head, sizeof(head) - 1, &used);
+	ok(r == 0 && p->req.form == AB_HTTP_ORIGIN && used == sizeof(head) - 3 &&
+	   p->req.path_len == 12 && memcmp(p->head + p->req.path, "/v1/messages", 12) == 0 &&
+	   strcmp(p->req.host.text, "127.0.0.1") == 0 && p->req.port == 3129,
+	   "origin-form: path, and Host as the target");
+	ab_http_init(p);
+	ok(feed(O "\r\n", strlen(O "\r\n"), 1, p, &used) == -EBADMSG,
+	   "proxy mode still refuses origin-form");
+}
+
 int
 main(void)
 {
@@ -297,6 +351,7 @@ main(void)
 	test_nul(p);
 	test_fields(p);
 	test_bounds(p);
+	test_origin(p);
 	free(p);
 	return done_testing();
 }
