@@ -81,40 +81,32 @@ put_list(const char *label, const struct ab_strv *sv)
 		put_scalar(i == 0 ? label : "", sv->v[i]);
 }
 
-static void
-put_network(const struct ab_policy *p)
-{
-	static const char *const names[] = { "none", "loopback", "host", "tcp" };
-	size_t i;
-
-	printf("  %-*s %s", LABEL_WIDTH, "network",
-	    (unsigned)p->network < 4 ? names[p->network] : "?");
-	for (i = 0; i < p->nports; i++)
-		printf("%c%u", i == 0 ? ':' : ',', (unsigned)p->ports[i]);
-	putchar('\n');
-}
-
-static void
+/* USER's compiled policy: the digest, then every key in the table's order. */
+static int
 print_policy(const struct ab_policy *p)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], abi[16];
+	const struct ab_key_info *k;
+	const struct ab_strv *sv;
+	char hex[2 * AB_DIGEST_LEN + 1], *s;
+	size_t i;
+	int r;
 
 	ab_digest_hex(p->digest, hex);
 	printf("[user:");
 	put_value(p->user);
 	printf("]\n");
 	put_scalar("digest", hex);
-	put_list("project", &p->project);
-	put_list("read", &p->read);
-	put_list("write", &p->write);
-	put_list("mask", &p->mask);
-	put_list("protect", &p->protect);
-	put_network(p);
-	put_scalar("shell", p->shell);
-	put_list("env_keep", &p->env_keep);
-	snprintf(abi, sizeof(abi), "%d", p->landlock_min_abi);
-	put_scalar("landlock_min_abi", abi);
-	put_scalar("audit", p->audit == AB_AUDIT_REQUIRED ? "required" : "best-effort");
+	for (i = 0; (k = ab_policy_key(i)) != NULL; i++) {
+		if ((sv = ab_policy_list(p, i)) != NULL) {
+			put_list(k->name, sv);
+			continue;
+		}
+		if ((r = ab_policy_scalar(p, i, &s)) != 0)
+			return r;
+		put_scalar(k->name, s);
+		free(s);
+	}
+	return 0;
 }
 
 static void
@@ -150,9 +142,13 @@ show_user(const char *root, const char *file, const char *user)
 		ab_diag_free(&diag);
 		return 1;
 	}
-	print_policy(p);
-	ab_policy_free(p);
 	ab_diag_free(&diag);
+	if ((r = print_policy(p)) != 0) {
+		fprintf(stderr, "agentbox check: %s: %s\n", user, strerror(-r));
+		ab_policy_free(p);
+		return 1;
+	}
+	ab_policy_free(p);
 	return 0;
 }
 

@@ -493,9 +493,10 @@ usage_enroll(FILE *f)
 	    "[--network none|loopback|host|tcp:PORT,...] [--dry-run] [--quiet]\n");
 }
 
-/* A failed step names the user and the file(s) it was writing. */
+/* Enroll stops at the first failed step (rerunning it repairs the rest), naming the
+ * user and the file(s) it was writing. */
 static void
-step(int r, const char *user, const char *what, const char *file)
+enroll_step(int r, const char *user, const char *what, const char *file)
 {
 	if (r != 0)
 		die_errno(r, "enroll %s: %s (%s)", user, what, file);
@@ -579,14 +580,14 @@ cmd_enroll(int argc, char **argv)
 		st.shell_before = strdup(pw->pw_shell);
 	else if (old.shell_before != NULL)
 		st.shell_before = strdup(old.shell_before);
-	step(adm_user_ensure(user, AB_SHELL_PATH, &created), user,
+	enroll_step(adm_user_ensure(user, AB_SHELL_PATH, &created), user,
 	    "create or update the account (useradd/usermod)", "/etc/passwd");
 	st.created = created || old.created;
 	/* Kept OUT of /etc/shells on purpose: util-linux su -m/-p run the caller's $SHELL
 	 * instead of a listed ("unrestricted") passwd shell, and non-root callers may use
 	 * su -s only for unrestricted ones.  Remove a listing an older enroll made. */
-	step(adm_shells_remove(AB_SHELL_PATH), user, "remove agentbox-shell from /etc/shells",
-	    "/etc/shells");
+	enroll_step(adm_shells_remove(AB_SHELL_PATH), user,
+	    "remove agentbox-shell from /etc/shells", "/etc/shells");
 	errno = 0;
 	if ((pw = getpwnam(user)) == NULL) {
 		if (!adm_dry_run)
@@ -599,7 +600,7 @@ cmd_enroll(int argc, char **argv)
 	}
 
 	/* 4. Its policy: from now on the PAM module confines it. */
-	step(install_policy(ppath, text), user, "write the policy", ppath);
+	enroll_step(install_policy(ppath, text), user, "write the policy", ppath);
 	free(text);
 
 	/* 5. Record before granting, so a crash half way is still undone by unenroll. */
@@ -608,7 +609,7 @@ cmd_enroll(int argc, char **argv)
 	for (i = 0; i < projects.n; i++)
 		if (!ab_strv_has(&st.projects, projects.v[i]))
 			ab_strv_push(&st.projects, projects.v[i]);
-	step(state_write(user, &st), user, "write the enrollment state", spath);
+	enroll_step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
 	for (i = 0; i < projects.n; i++)
@@ -620,7 +621,7 @@ cmd_enroll(int argc, char **argv)
 	ab_strv_free(&st.projects);
 	for (i = 0; i < projects.n; i++)
 		ab_strv_push(&st.projects, projects.v[i]);
-	step(state_write(user, &st), user, "write the enrollment state", spath);
+	enroll_step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 7. Every entry path runs pam_agentbox. */
 	if ((r = adm_pam_enable()) == -ENOTRECOVERABLE) {
@@ -629,7 +630,7 @@ cmd_enroll(int argc, char **argv)
 		die("enroll %s: PAM: pam_agentbox.so is still missing from "
 		    AB_PAM_D "/common-session*", user);
 	}
-	step(r, user, "add pam_agentbox to the PAM stacks",
+	enroll_step(r, user, "add pam_agentbox to the PAM stacks",
 	    AB_PAM_CONFIGS_DIR "/" AB_PAM_PROFILE_NAME ", " AB_PAM_D "/*");
 
 	/* 8. ssh: no forwarding around the session, no ~/.ssh/rc. */
@@ -637,21 +638,22 @@ cmd_enroll(int argc, char **argv)
 	if ((r = adm_sshd_install(user)) == -EINVAL)
 		die("enroll %s: sshd -t rejected the configuration with the drop-in %s; it was "
 		    "removed", user, path);
-	step(r, user, "install the sshd drop-in", path);
+	enroll_step(r, user, "install the sshd drop-in", path);
 
 	warn_internal_sftp(user);
 
 	/* 9. No jobs that outlive a session. */
-	step(adm_deny_add(user), user, "deny cron and at", "/etc/cron.deny, /etc/at.deny");
+	enroll_step(adm_deny_add(user), user, "deny cron and at",
+	    "/etc/cron.deny, /etc/at.deny");
 
 	/* 10. Every denial on the record, and auditd keeping the record. */
 	snprintf(path, sizeof(path), AB_AUDIT_RULES_DIR "/agentbox-%s.rules", user);
 	if (st.uid != (uid_t)-1 || adm_dry_run)
-		step(adm_audit_rules_install(user, st.uid), user, "install and load the audit "
-		    "rules", path);
-	step(adm_audit_backlog_install(), user, "set the kernel audit backlog",
+		enroll_step(adm_audit_rules_install(user, st.uid), user,
+		    "install and load the audit rules", path);
+	enroll_step(adm_audit_backlog_install(), user, "set the kernel audit backlog",
 	    AB_AUDIT_BACKLOG_RULES);
-	step(adm_auditd_tune(), user, "tune auditd", AB_AUDITD_CONF);
+	enroll_step(adm_auditd_tune(), user, "tune auditd", AB_AUDITD_CONF);
 
 	if (!adm_dry_run && !adm_quiet)
 		printf("enrolled %s (uid %u)\n", user, (unsigned)st.uid);
@@ -669,7 +671,8 @@ usage_unenroll(FILE *f)
 	fprintf(f, "usage: agentbox unenroll USER [--remove-user] [--dry-run] [--quiet]\n");
 }
 
-#define STEP(expr, what) do { int r_ = (expr); \
+/* Unenroll warns about a failed step and carries on: leave as little behind as it can. */
+#define UNENROLL_TRY(expr, what) do { int r_ = (expr); \
 	if (r_ != 0) { adm_warn("%s: %s", (what), strerror(r_ < 0 ? -r_ : r_)); failed = 1; } \
 	} while (0)
 
@@ -716,25 +719,26 @@ cmd_unenroll(int argc, char **argv)
 		st.uid = pw->pw_uid;
 
 	/* In the reverse order of enroll: the confinement goes last. */
-	STEP(adm_audit_rules_remove(user, st.uid), "remove the audit rules");
-	STEP(adm_deny_remove(user), "remove the cron/at deny entries");
-	STEP(adm_sshd_remove(user), "remove the sshd drop-in");
+	UNENROLL_TRY(adm_audit_rules_remove(user, st.uid), "remove the audit rules");
+	UNENROLL_TRY(adm_deny_remove(user), "remove the cron/at deny entries");
+	UNENROLL_TRY(adm_sshd_remove(user), "remove the sshd drop-in");
 	for (i = 0; i < st.projects.n && st.uid != (uid_t)-1; i++)
 		if (adm_path_exists(st.projects.v[i]))
-			STEP(revoke_project(st.projects.v[i], st.uid, user), "revoke project ACLs");
+			UNENROLL_TRY(revoke_project(st.projects.v[i], st.uid, user),
+			    "revoke project ACLs");
 	if (pw != NULL && !remove_user && strcmp(pw->pw_shell, AB_SHELL_PATH) == 0) {
 		/* Back to the shell it had, or no login at all for an account we made. */
 		const char *sh = st.shell_before ? st.shell_before : NOLOGIN;
 		const char *argv2[] = { "/usr/sbin/usermod", "--shell", sh, "--", user, NULL };
 		if (act("set the login shell of %s back to %s", user, sh))
-			STEP(adm_run(argv2, NULL, 0), "reset the login shell");
+			UNENROLL_TRY(adm_run(argv2, NULL, 0), "reset the login shell");
 	}
 	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);
 	if (adm_path_exists(ppath) && act("remove the policy %s", ppath))
-		STEP(adm_unlink(ppath), "remove the policy file");
+		UNENROLL_TRY(adm_unlink(ppath), "remove the policy file");
 	if (state_path(user, spath, sizeof(spath)) == 0 && adm_path_exists(spath) &&
 	    act("forget the enrollment state %s", spath))
-		STEP(adm_unlink(spath), "remove the enrollment state");
+		UNENROLL_TRY(adm_unlink(spath), "remove the enrollment state");
 
 	/* The last agent gone: the host-wide pieces go too. */
 	if ((r = adm_enrolled_users(&users)) != 0) {
@@ -750,12 +754,12 @@ cmd_unenroll(int argc, char **argv)
 		printf("still enrolled: %zu user(s); PAM and auditd settings stay\n", users.n);
 	ab_strv_free(&users);
 	if (last) {
-		STEP(adm_pam_disable(), "remove pam_agentbox from the PAM stacks");
-		STEP(adm_auditd_restore(), "restore the auditd settings");
-		STEP(adm_audit_backlog_remove(), "remove the backlog rules file");
+		UNENROLL_TRY(adm_pam_disable(), "remove pam_agentbox from the PAM stacks");
+		UNENROLL_TRY(adm_auditd_restore(), "restore the auditd settings");
+		UNENROLL_TRY(adm_audit_backlog_remove(), "remove the backlog rules file");
 	}
 	if (remove_user)
-		STEP(adm_user_remove(user), "remove the user");
+		UNENROLL_TRY(adm_user_remove(user), "remove the user");
 	state_free(&st);
 	if (!failed && !adm_dry_run && !adm_quiet)
 		printf("unenrolled %s\n", user);

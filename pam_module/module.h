@@ -40,10 +40,9 @@ struct ab_sess {
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
 	char			 why[512];	/* reason of the first failure, for the auth log */
-	long			 step_us[8];	/* cost of each step, for the debug line */
 };
 
-/* Record why the step failed (first failure wins) and return R (a -errno). */
+/* sessfail.c: record why the step failed (first failure wins) and return R (a -errno). */
 int	ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
@@ -79,18 +78,18 @@ int	ab_reaper_start(struct ab_sess *s);
 /* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */
 int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
 
-/* plan.c: fill and write the session plan to AB_PLAN_PATH. */
+/* planfile.c: fill and write the session plan to AB_PLAN_PATH. */
 int	ab_planfile_write(struct ab_sess *s);
 
-/* record.c: audit records (docs/audit-records.md).  ab_record_open returns an fd or
- * -errno and asks whether audit is on; ab_record_enabled reads the answer: 1 on, 0 off,
+/* auditrec.c: audit records (docs/audit-records.md).  ab_auditrec_open returns an fd or
+ * -errno and asks whether audit is on; ab_auditrec_enabled reads the answer: 1 on, 0 off,
  * -1 unknown. */
-int	ab_record_open(void);
-int	ab_record_enabled(int fd);
-int	ab_record_start(int fd, const struct ab_sess *s, const char *service,
+int	ab_auditrec_open(void);
+int	ab_auditrec_enabled(int fd);
+int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
-int	ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
+int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
 	    pid_t init_pid);
-int	ab_record_refused(int fd, const char *user, const char *service, const char *reason);
+int	ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason);
 
 #endif /* AB_PAM_MODULE_H */

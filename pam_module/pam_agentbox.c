@@ -1,7 +1,8 @@
 /*
  * pam_agentbox: the privileged half of agentbox.  A PAM session module that builds the
  * world every enrolled user's session lives in, inside the process of su, sshd, sudo,
- * runuser or login, before any code of the agent runs.  See DESIGN.md for the shape.
+ * runuser or login, before any code of the agent runs.  open_steps() below is the order
+ * of operations, numbered as DESIGN.md's Shape numbers it.
  *
  *   session required pam_agentbox.so [debug] [root=DIR] [init=PATH]
  *
@@ -55,19 +56,6 @@ struct live {
 	char		*service;
 };
 
-int
-ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->why[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(s->why, sizeof(s->why), fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* Log why and refuse the session.  Call right after the failing call so %m is right. */
 static int __attribute__((format(printf, 2, 3)))
 refuse(pam_handle_t *pamh, const char *fmt, ...)
@@ -118,8 +106,8 @@ refuse_session(pam_handle_t *pamh, const char *user, const char *why, int audit_
 
 	pam_syslog(pamh, LOG_ERR, "refusing session of %s: %s", user, why);
 	if (fd < 0)
-		fd = ab_record_open();
-	if (fd >= 0 && ab_record_refused(fd, user, item_str(pamh, PAM_SERVICE), why) != 0)
+		fd = ab_auditrec_open();
+	if (fd >= 0 && ab_auditrec_refused(fd, user, item_str(pamh, PAM_SERVICE), why) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the refusal audit record");
 	if (fd >= 0 && fd != audit_fd)
 		audit_close(fd);
@@ -194,70 +182,6 @@ reenter_cwd(const char *cwd)
 		(void)!chdir("/");
 }
 
-static long
-elapsed_us(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
-}
-
-/* Steps 3..7 of DESIGN.md, in order.  Returns 0 or -errno with s->why set. */
-static int
-confine(struct ab_sess *s, const char *cwd, int audit_fd)
-{
-	int r, flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID;
-	struct timespec t0;
-
-	/* Root, still in the caller's namespaces. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((r = fresh_audit_session(s)) != 0)
-		return r;
-	s->step_us[0] = elapsed_us(&t0);
-	/* Before the mount namespace: the shared `none` namespace is pinned on the host. */
-	if ((r = ab_netns_enter(s)) != 0)
-		return r;
-	s->step_us[1] = elapsed_us(&t0);
-	if (unshare(flags) == -1)
-		return ab_sess_fail(s, -errno, "unshare(mnt,ipc,uts,pid): %s", strerror(errno));
-	/* From here on, mounts stay in the session; host mounts still propagate in. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
-		return ab_sess_fail(s, -errno, "make / a slave tree: %s", strerror(errno));
-	s->step_us[2] = elapsed_us(&t0);
-	if ((r = ab_world_build(s)) != 0)
-		return r;
-	s->step_us[3] = elapsed_us(&t0);
-	if ((r = ab_mask_apply(s)) != 0)
-		return r;
-	s->step_us[4] = elapsed_us(&t0);
-	reenter_cwd(cwd);
-	if ((r = ab_reaper_start(s)) != 0)
-		return r;
-	s->step_us[5] = elapsed_us(&t0);
-	if ((r = ab_planfile_write(s)) != 0 || (r = ab_world_seal(s)) != 0)
-		goto kill;
-	s->step_us[6] = elapsed_us(&t0);
-	/* The answer to the question ab_record_open asked before we started. */
-	if (audit_fd >= 0 && ab_record_enabled(audit_fd) == 0 &&
-	    s->pol->audit == AB_AUDIT_REQUIRED) {
-		r = ab_sess_fail(s, -EPERM, "audit is required and disabled in the kernel");
-		goto kill;
-	}
-	if (audit_fd >= 0 && ab_record_start(audit_fd, s, item_str(s->pamh, PAM_SERVICE),
-	    item_str(s->pamh, PAM_TTY), item_str(s->pamh, PAM_RHOST)) != 0 &&
-	    s->pol->audit == AB_AUDIT_REQUIRED) {
-		r = ab_sess_fail(s, -EIO, "audit is required and the start record could not be "
-		    "written");
-		goto kill;
-	}
-	s->step_us[7] = elapsed_us(&t0);
-	return 0;
-kill:
-	ab_reaper_stop(s->init_pidfd, s->init_pid);
-	return r;
-}
-
 static int
 keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 {
@@ -281,82 +205,70 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 		free(l);
 		return -ENOMEM;
 	}
+	s->init_pidfd = -1;	/* close_session's now */
 	return 0;
 }
 
-/* An enrolled user with a compiled policy: build the world or refuse. */
-static int
-open_enrolled(pam_handle_t *pamh, const struct args *a, const char *user,
-    const struct passwd *pw, struct ab_policy *pol, const struct timespec *t_load)
+static long
+elapsed_us(const struct timespec *t0)
 {
-	char cwd[PATH_MAX];
-	struct timespec t0;
-	struct ab_sess s;
-	long load_us;
-	int audit_fd, r;
+	struct timespec t1;
 
-	load_us = elapsed_us(t_load);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&s, 0, sizeof(s));
-	s.pamh = pamh;
-	s.pol = pol;
-	s.user = user;
-	s.init_path = a->init;
-	s.debug = a->debug;
-	s.procfd = s.runfd = s.mask_file = s.mask_dir = s.init_pidfd = s.init_fd = -1;
-	if (pw == NULL)
-		return refuse_session(pamh, user, "enrolled but not in the passwd database", -1);
-	if (pw->pw_uid == 0)
-		return refuse_session(pamh, user, "root cannot be confined", -1);
-	s.uid = pw->pw_uid;
-	s.gid = pw->pw_gid;
-	s.home = pw->pw_dir;
-	/* Opened in the host's network namespace, before we may leave it. */
-	audit_fd = ab_record_open();
-	if (audit_fd < 0 && pol->audit == AB_AUDIT_REQUIRED)
-		return refuse_session(pamh, user, "audit is required and unavailable", -1);
-	/* The host's /proc: ours (mounted by pid 1) would not show this process. */
-	if ((s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		r = ab_sess_fail(&s, -errno, "open /proc: %s", strerror(errno));
-	/* Landlock and seccomp come from the login shell: refuse an entry that skips it. */
-	else if ((r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
-		;
-	else if ((r = ab_reaper_open(&s)) == 0) {
-		if (getcwd(cwd, sizeof(cwd)) == NULL)
-			strcpy(cwd, "/");
-		r = confine(&s, cwd, audit_fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+/* The steps the debug line times, by the name it gives them. */
+enum sess_step {
+	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_PLAN,
+	STEP_RECORD, STEP_N
+};
+static const char *const step_name[STEP_N] = {
+	[STEP_LOGINUID]	= "loginuid",
+	[STEP_NETNS]	= "netns",
+	[STEP_UNSHARE]	= "unshare",
+	[STEP_WORLD]	= "world",
+	[STEP_MASKS]	= "masks",
+	[STEP_PID1]	= "pid 1",
+	[STEP_PLAN]	= "plan",
+	[STEP_RECORD]	= "record",
+};
+
+/* What the debug line reports: bench/session-start and the e2e tests parse it. */
+struct sess_clock {
+	long		 load_us;	/* step 2 */
+	struct timespec	 t_open;	/* after step 2: the whole open's clock */
+	struct timespec	 t_steps;	/* before step 3: the steps' cumulative clock */
+	long		 us[STEP_N];
+};
+
+/* R, what the step that just ran returned; if it succeeded, when it ended. */
+static int
+timed(struct sess_clock *c, enum sess_step step, int r)
+{
+	if (r == 0)
+		c->us[step] = elapsed_us(&c->t_steps);
+	return r;
+}
+
+static void
+log_confined(const struct ab_sess *s, const struct sess_clock *c)
+{
+	char steps[STEP_N * 48] = "";
+	size_t n = 0;
+	int i, w;
+
+	for (i = 0; i < STEP_N; i++) {
+		w = snprintf(steps + n, sizeof(steps) - n, "%s%s %ld", i > 0 ? ", " : "",
+		    step_name[i], c->us[i]);
+		if (w < 0 || (size_t)w >= sizeof(steps) - n)
+			break;		/* cannot happen: 48 bytes hold any name and number */
+		n += (size_t)w;
 	}
-	if (r == 0 && (r = keep_live(pamh, &s, audit_fd)) != 0) {
-		ab_sess_fail(&s, r, "out of memory");
-		ab_reaper_stop(s.init_pidfd, s.init_pid);
-	}
-	if (s.procfd != -1)
-		close(s.procfd);
-	if (s.runfd != -1)
-		close(s.runfd);
-	if (s.mask_file != -1)
-		close(s.mask_file);
-	if (s.mask_dir != -1)
-		close(s.mask_dir);
-	if (s.init_fd != -1)
-		close(s.init_fd);
-	if (r != 0) {
-		if (s.init_pidfd != -1)
-			close(s.init_pidfd);
-		r = refuse_session(pamh, user, s.why[0] ? s.why : strerror(-r), audit_fd);
-		if (audit_fd >= 0)
-			audit_close(audit_fd);
-		return r;
-	}
-	if (a->debug)
-		pam_syslog(pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
-		    "%u protects, %u entries walked, policy load %ld us, then %ld us (cumulative: "
-		    "loginuid %ld, netns %ld, unshare %ld, world %ld, masks %ld, pid 1 %ld, plan %ld, "
-		    "record %ld)", user, s.ses, (int)s.init_pid, s.masks, s.protects, s.walked,
-		    load_us, elapsed_us(&t0), s.step_us[0],
-		    s.step_us[1], s.step_us[2], s.step_us[3], s.step_us[4], s.step_us[5],
-		    s.step_us[6], s.step_us[7]);
-	return PAM_SUCCESS;
+	pam_syslog(s->pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
+	    "%u protects, %u entries walked, policy load %ld us, then %ld us (cumulative: %s)",
+	    s->user, s->ses, (int)s->init_pid, s->masks, s->protects, s->walked, c->load_us,
+	    elapsed_us(&c->t_open), steps);
 }
 
 /* Is PW's login shell agentbox-shell (the mark agentbox enroll leaves)? */
@@ -371,31 +283,20 @@ is_agentbox_shell(const struct passwd *pw)
 	return strcmp(base ? base + 1 : pw->pw_shell, SHELL_NAME) == 0;
 }
 
+/*
+ * Steps 1 and 2: load and compile USER's policy into *POL.  Enrolled means a [user:NAME]
+ * section, so the load is what answers the gate.  PAM_SUCCESS: enrolled, go on;
+ * PAM_IGNORE: not an agentbox user; PAM_SYSTEM_ERR: refused, and logged.
+ */
 static int
-open_session(pam_handle_t *pamh, int argc, const char **argv)
+load_policy(pam_handle_t *pamh, const char *root, const char *user, const struct passwd *pw,
+    struct ab_policy **pol)
 {
-	const struct passwd *pw;
 	struct ab_diag diag = { NULL, 0 };
-	struct ab_policy *pol = NULL;
-	const void *live = NULL;
-	const char *user = NULL;
 	char why[600];
-	struct timespec t_load;
-	struct args a;
 	int r;
 
-	/* 1. Arguments: only what the service file says, never the environment. */
-	if ((r = parse_args(pamh, argc, argv, &a)) != PAM_SUCCESS)
-		return r;
-	if (pam_get_data(pamh, DATA_NAME, &live) == PAM_SUCCESS && live != NULL)
-		return PAM_SUCCESS;	/* this process is confined already */
-	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL || *user == '\0')
-		return refuse(pamh, "no user to open a session for");
-	pw = pam_modutil_getpwnam(pamh, user);
-
-	/* 2. Gate: enrolled means a [user:NAME] section in the policy. */
-	clock_gettime(CLOCK_MONOTONIC, &t_load);
-	r = ab_policy_load(a.root, user, &pol, &diag);
+	r = ab_policy_load(root, user, pol, &diag);
 	if (r == -ENOENT) {
 		ab_diag_free(&diag);
 		/* The login shell only works in a box: a user set up for one but without
@@ -420,16 +321,196 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 		 * safely.  Anyone else could never get a confined session anyway (entry.c
 		 * refuses a login shell other than agentbox-shell), so refusing them would
 		 * only lock every user out of the host over one agent's policy. */
-		if (is_agentbox_shell(pw) || ab_policy_mentions_user(a.root, user) != 0)
+		if (is_agentbox_shell(pw) || ab_policy_mentions_user(root, user) != 0)
 			return refuse_session(pamh, user, why, -1);
 		pam_syslog(pamh, LOG_WARNING, "%s; %s is not enrolled in it: session not confined",
 		    why, user);
 		return PAM_IGNORE;
 	}
 	ab_diag_free(&diag);
-	r = open_enrolled(pamh, &a, user, pw, pol, &t_load);
+	return PAM_SUCCESS;
+}
+
+static void
+sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const char *user,
+    const struct ab_policy *pol)
+{
+	memset(s, 0, sizeof(*s));
+	s->pamh = pamh;
+	s->pol = pol;
+	s->user = user;
+	s->init_path = a->init;
+	s->debug = a->debug;
+	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
+}
+
+/* Close what the session's building opened; the pidfd of pid 1 only if live has not
+ * taken it over. */
+static void
+sess_close(struct ab_sess *s)
+{
+	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
+	    &s->init_pidfd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] != -1)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* Step 4: mounts made from here on stay in the session; the host's still propagate in. */
+static int
+unshare_session(struct ab_sess *s)
+{
+	if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID) == -1)
+		return ab_sess_fail(s, -errno, "unshare(mnt,ipc,uts,pid): %s", strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
+		return ab_sess_fail(s, -errno, "make / a slave tree: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * Step 9.  Whether audit is on is the answer to the question ab_auditrec_open asked
+ * before step 3; with audit = required, audit off or a lost start record refuses.
+ */
+static int
+start_record(struct ab_sess *s, int audit_fd)
+{
+	pam_handle_t *pamh = s->pamh;
+
+	if (audit_fd < 0)
+		return 0;
+	if (ab_auditrec_enabled(audit_fd) == 0 && s->pol->audit == AB_AUDIT_REQUIRED)
+		return ab_sess_fail(s, -EPERM, "audit is required and disabled in the kernel");
+	if (ab_auditrec_start(audit_fd, s, item_str(pamh, PAM_SERVICE), item_str(pamh, PAM_TTY),
+	    item_str(pamh, PAM_RHOST)) != 0 && s->pol->audit == AB_AUDIT_REQUIRED)
+		return ab_sess_fail(s, -EIO, "audit is required and the start record could not be "
+		    "written");
+	return 0;
+}
+
+/*
+ * Open USER's session: DESIGN.md's Shape, steps 1 to 9, in order and numbered as there.
+ * Step 1's two questions are asked apart: "enrolled?" needs step 2's policy, and the
+ * entry-path check comes after the opens that must happen in the host's namespaces.
+ */
+static int
+open_steps(pam_handle_t *pamh, const struct args *a)
+{
+	struct ab_policy *pol = NULL;
+	const struct passwd *pw;
+	const char *user = NULL;
+	struct timespec t_load;
+	struct sess_clock clk;
+	char cwd[PATH_MAX];
+	struct ab_sess s;
+	int audit_fd, r;
+
+	/* 1. Gate: whose session is it, and does the policy (2.) enroll them? */
+	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL || *user == '\0')
+		return refuse(pamh, "no user to open a session for");
+	pw = pam_modutil_getpwnam(pamh, user);
+	/* 2. Load and compile the policy; errors refuse (PAM_SYSTEM_ERR). */
+	clock_gettime(CLOCK_MONOTONIC, &t_load);
+	if ((r = load_policy(pamh, a->root, user, pw, &pol)) != PAM_SUCCESS)
+		return r;
+	clk.load_us = elapsed_us(&t_load);
+	clock_gettime(CLOCK_MONOTONIC, &clk.t_open);
+	sess_init(&s, pamh, a, user, pol);
+	/* 1. Gate, continued: an account that can be confined. */
+	if (pw == NULL || pw->pw_uid == 0) {
+		r = refuse_session(pamh, user, pw == NULL ? "enrolled but not in the passwd "
+		    "database" : "root cannot be confined", -1);
+		goto out;
+	}
+	s.uid = pw->pw_uid;
+	s.gid = pw->pw_gid;
+	s.home = pw->pw_dir;
+	/* For step 9 and refusals: opened in the host's network namespace, before step 3. */
+	audit_fd = ab_auditrec_open();
+	if (audit_fd < 0 && pol->audit == AB_AUDIT_REQUIRED) {
+		r = refuse_session(pamh, user, "audit is required and unavailable", -1);
+		goto out;
+	}
+	/* The host's /proc, for the entry check and step 3: step 6's will not show us. */
+	if ((s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		r = ab_sess_fail(&s, -errno, "open /proc: %s", strerror(errno));
+		goto refuse;
+	}
+	/* 1. Gate, last: Landlock and seccomp come from the login shell, so refuse an entry
+	 * path that skips it.  Asked after the policy load (only the policy says who is
+	 * enrolled: anyone else's sudo must stay theirs) and after the checks above, so a
+	 * session refused for one of those keeps that reason. */
+	if ((r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
+		goto refuse;
+	/* For step 6: agentbox-init, opened before step 5 hides its path. */
+	if ((r = ab_reaper_open(&s)) != 0)
+		goto refuse;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		strcpy(cwd, "/");
+
+	clock_gettime(CLOCK_MONOTONIC, &clk.t_steps);
+	/* 3. A fresh audit session, then the network namespace: before the mount namespace,
+	 * as the shared `none` namespace is pinned on the host. */
+	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0 ||
+	    (r = timed(&clk, STEP_NETNS, ab_netns_enter(&s))) != 0)
+		goto refuse;
+	/* 4. unshare mount, ipc, uts, pid; / a slave tree. */
+	if ((r = timed(&clk, STEP_UNSHARE, unshare_session(&s))) != 0)
+		goto refuse;
+	/* 5. The world: private trees, secrets masked, protected paths read-only. */
+	if ((r = timed(&clk, STEP_WORLD, ab_world_build(&s))) != 0 ||
+	    (r = timed(&clk, STEP_MASKS, ab_mask_apply(&s))) != 0)
+		goto refuse;
+	reenter_cwd(cwd);
+	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
+	if ((r = timed(&clk, STEP_PID1, ab_reaper_start(&s))) != 0)
+		goto refuse;
+	/* 7. Hand-off to host-side helpers: none exists yet; it goes here. */
+	/* 8. The session plan, then /run/agentbox sealed read-only. */
+	if ((r = ab_planfile_write(&s)) != 0 ||
+	    (r = timed(&clk, STEP_PLAN, ab_world_seal(&s))) != 0)
+		goto kill;
+	/* 9. The start record. */
+	if ((r = timed(&clk, STEP_RECORD, start_record(&s, audit_fd))) != 0)
+		goto kill;
+
+	if ((r = keep_live(pamh, &s, audit_fd)) != 0) {
+		ab_sess_fail(&s, r, "out of memory");
+		goto kill;
+	}
+	sess_close(&s);
+	if (a->debug)
+		log_confined(&s, &clk);
+	r = PAM_SUCCESS;
+	goto out;
+kill:
+	ab_reaper_stop(s.init_pidfd, s.init_pid);
+refuse:
+	sess_close(&s);
+	r = refuse_session(pamh, user, s.why[0] ? s.why : strerror(-r), audit_fd);
+	if (audit_fd >= 0)
+		audit_close(audit_fd);
+out:
 	ab_policy_free(pol);
 	return r;
+}
+
+static int
+open_session(pam_handle_t *pamh, int argc, const char **argv)
+{
+	const void *live = NULL;
+	struct args a;
+	int r;
+
+	/* Arguments: only what the service file says, never the environment. */
+	if ((r = parse_args(pamh, argc, argv, &a)) != PAM_SUCCESS)
+		return r;
+	if (pam_get_data(pamh, DATA_NAME, &live) == PAM_SUCCESS && live != NULL)
+		return PAM_SUCCESS;	/* this process is confined already */
+	return open_steps(pamh, &a);
 }
 
 static int
@@ -454,7 +535,7 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 	close(l->init_pidfd);
 	l->init_pidfd = -1;
 	if (l->audit_fd >= 0 &&
-	    ab_record_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
+	    ab_auditrec_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the end record of %s", l->user);
 	if (a.debug)
 		pam_syslog(pamh, LOG_DEBUG, "ended session of %s (ses %u) in %ld us", l->user,

@@ -1,12 +1,69 @@
 /*
- * The compiled policy as data: freeing it, the names of its enums, the checks on names
- * that both the parser and the plan reader apply.  Needs no external library: it is part
+ * The compiled policy as data: the key table's data side (what agentbox check lists and
+ * prints, freeing), the names of its enums, the checks on names that both the parser
+ * and the plan reader apply.  Needs no external library: it is part
  * of libabplan.a, which agentbox-shell links statically.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* The table as data, for agentbox check and the agentbox.conf(5) test. */
+static const struct ab_key_info keys[AB_KEY_N] = {
+#define INFO(ID, NAME, KIND, MEMBER, SECTIONS, MERGE, VALID, ARG, DOC) \
+	[AB_KEY_##ID] = { NAME, AB_KIND_##KIND, SECTIONS, MERGE, ARG, DOC },
+	AB_POLICY_KEYS(INFO)
+#undef INFO
+};
+
+const struct ab_key_info *
+ab_policy_key(size_t i)
+{
+	return i < AB_KEY_N ? &keys[i] : NULL;
+}
+
+/* Each kind's member: a list's address, or NULL for a scalar. */
+#define STRV_PATHS(m)		(&(m))
+#define STRV_PATTERNS(m)	(&(m))
+#define STRV_ENV_NAMES(m)	(&(m))
+#define STRV_PATH(m)		NULL
+#define STRV_ABI(m)		NULL
+#define STRV_NETWORK(m)		NULL
+#define STRV_AUDIT(m)		NULL
+
+struct ab_strv *
+ab_policy_strv(struct ab_policy *p, enum ab_key k)
+{
+	switch (k) {
+#define STRV(ID, NAME, KIND, MEMBER, ...) case AB_KEY_##ID: return STRV_##KIND(p->MEMBER);
+	AB_POLICY_KEYS(STRV)
+#undef STRV
+	case AB_KEY_N:
+		break;
+	}
+	return NULL;
+}
+
+const struct ab_strv *
+ab_policy_list(const struct ab_policy *p, size_t i)
+{
+	/* The cast only lets one accessor serve both; nothing is written through it. */
+	if (i >= AB_KEY_N)
+		return NULL;
+	return ab_policy_strv((struct ab_policy *)p, (enum ab_key)i);
+}
+
+/* What each kind owns in struct ab_policy. */
+#define FREE_PATHS(p, m)	ab_strv_free(&(p)->m)
+#define FREE_PATTERNS(p, m)	ab_strv_free(&(p)->m)
+#define FREE_ENV_NAMES(p, m)	ab_strv_free(&(p)->m)
+#define FREE_PATH(p, m)		free((p)->m)
+#define FREE_ABI(p, m)
+#define FREE_NETWORK(p, m)	free((p)->ports)
+#define FREE_AUDIT(p, m)
 
 void
 ab_policy_free(struct ab_policy *p)
@@ -14,37 +71,111 @@ ab_policy_free(struct ab_policy *p)
 	if (p == NULL)
 		return;
 	free(p->user);
-	ab_strv_free(&p->project);
-	ab_strv_free(&p->read);
-	ab_strv_free(&p->write);
-	ab_strv_free(&p->mask);
-	ab_strv_free(&p->protect);
-	free(p->ports);
-	free(p->shell);
-	ab_strv_free(&p->env_keep);
+#define FREE(ID, NAME, KIND, MEMBER, ...) FREE_##KIND(p, MEMBER);
+	AB_POLICY_KEYS(FREE)
+#undef FREE
 	free(p);
+}
+
+#define NAME_OF(VALUE, NAME, SUFFIX)	[VALUE] = NAME,
+#define SUFFIX_OF(VALUE, NAME, SUFFIX)	[VALUE] = SUFFIX,
+static const char *const net_names[] = { AB_NETWORK_MODES(NAME_OF) };
+static const char *const net_suffixes[] = { AB_NETWORK_MODES(SUFFIX_OF) };
+static const char *const audit_names[] = { AB_AUDIT_MODES(NAME_OF) };
+static const char *const audit_suffixes[] = { AB_AUDIT_MODES(SUFFIX_OF) };
+#define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *
+ab_kind_value(enum ab_key_kind k, unsigned int i, const char **suffix)
+{
+	const char *const *names, *const *suffixes;
+	size_t n;
+
+	switch (k) {
+	case AB_KIND_NETWORK:
+		names = net_names, suffixes = net_suffixes, n = NVALUES(net_names);
+		break;
+	case AB_KIND_AUDIT:
+		names = audit_names, suffixes = audit_suffixes, n = NVALUES(audit_names);
+		break;
+	default:
+		return NULL;
+	}
+	if (i >= n)
+		return NULL;
+	if (suffix != NULL)
+		*suffix = suffixes[i];
+	return names[i];
 }
 
 const char *
 ab_network_name(enum ab_network n)
 {
-	switch (n) {
-	case AB_NET_NONE:	return "none";
-	case AB_NET_LOOPBACK:	return "loopback";
-	case AB_NET_HOST:	return "host";
-	case AB_NET_TCP:	return "tcp";
-	}
-	return "?";
+	const char *s = ab_kind_value(AB_KIND_NETWORK, (unsigned int)n, NULL);
+
+	return s != NULL ? s : "?";
 }
 
 const char *
 ab_audit_name(enum ab_audit_mode a)
 {
-	switch (a) {
-	case AB_AUDIT_REQUIRED:		return "required";
-	case AB_AUDIT_BEST_EFFORT:	return "best-effort";
+	const char *s = ab_kind_value(AB_KIND_AUDIT, (unsigned int)a, NULL);
+
+	return s != NULL ? s : "?";
+}
+
+/* "tcp:53,443": the name, then the ports as the policy writes them. */
+static int
+network_spelling(const struct ab_policy *p, char **out)
+{
+	const char *name = ab_network_name(p->network);
+	size_t i, len = strlen(name) + 6 * p->nports + 1, at;
+	char *s;
+
+	if ((s = malloc(len)) == NULL)
+		return -ENOMEM;
+	at = (size_t)snprintf(s, len, "%s", name);
+	for (i = 0; i < p->nports; i++)
+		at += (size_t)snprintf(s + at, len - at, "%c%u", i == 0 ? ':' : ',',
+		    (unsigned int)p->ports[i]);
+	*out = s;
+	return 0;
+}
+
+static int
+spell_str(const char *s, char **out)
+{
+	return (*out = strdup(s)) != NULL ? 0 : -ENOMEM;
+}
+
+static int
+spell_int(int v, char **out)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", v);
+	return spell_str(num, out);
+}
+
+/* Each kind's value as the policy spells it; lists have none. */
+#define SPELL_PATHS(p, m, out)		-EINVAL
+#define SPELL_PATTERNS(p, m, out)	-EINVAL
+#define SPELL_ENV_NAMES(p, m, out)	-EINVAL
+#define SPELL_PATH(p, m, out)		spell_str((p)->m, out)
+#define SPELL_ABI(p, m, out)		spell_int((p)->m, out)
+#define SPELL_NETWORK(p, m, out)	network_spelling(p, out)
+#define SPELL_AUDIT(p, m, out)		spell_str(ab_audit_name((p)->m), out)
+
+int
+ab_policy_scalar(const struct ab_policy *p, size_t i, char **out)
+{
+	switch (i) {
+#define SPELL(ID, NAME, KIND, MEMBER, ...) \
+	case AB_KEY_##ID: return SPELL_##KIND(p, MEMBER, out);
+	AB_POLICY_KEYS(SPELL)
+#undef SPELL
 	}
-	return "?";
+	return -EINVAL;
 }
 
 static int

@@ -17,9 +17,100 @@
 int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
-/* Names shared by the parser, the plan and agentbox check. */
-const char *ab_network_name(enum ab_network n);
-const char *ab_audit_name(enum ab_audit_mode a);
+/*
+ * The policy keys, one row each, in the order agentbox.conf(5) documents them.  Every
+ * place that handles keys expands this list (as OpenSSH's servconf.h SSHCONF_* rows are
+ * expanded in servconf.c): the parser's enum, names, "unknown key" hint, validation and
+ * merging (parse.c), freeing, the key list and values agentbox check prints
+ * (compiled.c), and the session plan's write and read order (plan.c: the scalars in
+ * row order, then the lists in row order).  An X-macro rather than a const array with
+ * offsetof: each expansion names the struct member directly, so the compiler checks its
+ * type against the kind's code, and the static shell (plan.c, musl) never references
+ * the parser's validators.  Adding a key is one row plus its mechanism: its member in
+ * struct ab_policy, and for a new kind that kind's code in each file (the compiler
+ * points at each place: an undefined <OP>_<KIND> macro, an enum case not handled).  A
+ * new section kind ([credential:NAME], [hosts:NAME]) is one AB_SECT_* bit, its header
+ * in parse.c's section_line(), and its keys' rows: the parser refuses a key in a
+ * section its SECTIONS column leaves out.
+ *
+ *   X(ID, NAME, KIND, MEMBER, SECTIONS, MERGE, VALID, ARG, DOC)
+ *   ID        AB_KEY_<ID>
+ *   NAME      the key as written in the policy and in the plan
+ *   KIND      AB_KIND_<KIND>: the value's syntax, which the parser and the plan
+ *             reader check
+ *   MEMBER    its member of struct ab_policy
+ *   SECTIONS  AB_SECT_* where it may appear
+ *   MERGE     AB_MERGE_*: how repeated lines combine
+ *   VALID     parse.c's extra check of a value against the host, or NULL
+ *   ARG, DOC  struct ab_key_info: the value's syntax and one line, which
+ *             agentbox.conf(5) heads and opens the key's entry with
+ *             (tests/unit/policy_check_keys.t holds the page to them)
+ */
+#define AB_SECT_POLICY	(AB_SECT_DEFAULTS | AB_SECT_USER)
+#define AB_POLICY_KEYS(X) \
+	X(PROJECT, "project", PATHS, project, AB_SECT_POLICY, AB_MERGE_APPEND, \
+	    check_project, "DIR ...", \
+	    "Directories the agent works in: read, write, create, remove, rename.") \
+	X(READ, "read", PATHS, read, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
+	    "PATH ...", "Paths the session may read, list and execute.") \
+	X(WRITE, "write", PATHS, write, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
+	    "PATH ...", "Paths the session may read and write.") \
+	X(MASK, "mask", PATTERNS, mask, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
+	    "PATTERN ...", "Secrets: what matches is denied, by every name.") \
+	X(PROTECT, "protect", PATTERNS, protect, AB_SECT_POLICY, AB_MERGE_APPEND, NULL, \
+	    "PATTERN ...", "Paths that stay read-only even inside a writable tree.") \
+	X(NETWORK, "network", NETWORK, network, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
+	    AB_ENUM_ARG(AB_NETWORK_MODES), "What the session may reach on the network.") \
+	X(SHELL, "shell", PATH, shell, AB_SECT_POLICY, AB_MERGE_LAST, NULL, "PATH", \
+	    "The real shell the session runs once it is locked.") \
+	X(ENV_KEEP, "env_keep", ENV_NAMES, env_keep, AB_SECT_POLICY, AB_MERGE_APPEND, \
+	    NULL, "NAME ...", \
+	    "Environment variables the session keeps beyond the fixed allow-list.") \
+	X(LANDLOCK_MIN_ABI, "landlock_min_abi", ABI, landlock_min_abi, AB_SECT_POLICY, \
+	    AB_MERGE_LAST, NULL, "N", \
+	    "Refuse the session when the kernel's Landlock ABI is below N.") \
+	X(AUDIT, "audit", AUDIT, audit, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
+	    AB_ENUM_ARG(AB_AUDIT_MODES), "Whether a session must be on the audit record.")
+
+enum ab_key {
+#define AB_KEY_ENUM(ID, ...) AB_KEY_##ID,
+	AB_POLICY_KEYS(AB_KEY_ENUM)
+#undef AB_KEY_ENUM
+	AB_KEY_N
+};
+
+/* AB_KIND_ABI's values: 1 to this (the newest Landlock ABI agentbox knows). */
+#define AB_LANDLOCK_ABI_MAX	7
+
+/* The kinds whose lines hold blank-separated items, kept in a struct ab_strv. */
+static inline int
+ab_kind_is_list(enum ab_key_kind k)
+{
+	return k == AB_KIND_PATHS || k == AB_KIND_PATTERNS || k == AB_KIND_ENV_NAMES;
+}
+
+/* Key K's list in P (NULL when K is not a list): for parse.c's merging and plan.c. */
+struct ab_strv *ab_policy_strv(struct ab_policy *p, enum ab_key k);
+
+/*
+ * The names of the enum kinds' values, the only place they are spelt: X(VALUE, NAME,
+ * SUFFIX), SUFFIX being what the policy writes after the name (the plan writes the
+ * name alone, and the ports as lines of their own).
+ */
+#define AB_NETWORK_MODES(X) \
+	X(AB_NET_NONE, "none", "") X(AB_NET_LOOPBACK, "loopback", "") \
+	X(AB_NET_HOST, "host", "") X(AB_NET_TCP, "tcp", ":PORT[,PORT...]")
+#define AB_AUDIT_MODES(X) \
+	X(AB_AUDIT_REQUIRED, "required", "") X(AB_AUDIT_BEST_EFFORT, "best-effort", "")
+/* "none | loopback | host | tcp:PORT[,PORT...]": a string constant, " | " cut off. */
+#define AB_ENUM_ALT(VALUE, NAME, SUFFIX) " | " NAME SUFFIX
+#define AB_ENUM_ARG(MODES) (&(MODES(AB_ENUM_ALT))[3])
+
+/*
+ * Value I (0, 1, ...) of enum kind K, its SUFFIX in *suffix (may be NULL); NULL past
+ * the last value or for a kind that is not an enum.
+ */
+const char *ab_kind_value(enum ab_key_kind k, unsigned int i, const char **suffix);
 
 /* A valid environment variable name: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes. */
 int	ab_env_name_valid(const char *name);

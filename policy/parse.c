@@ -33,17 +33,13 @@
 
 #include "internal.h"
 
-enum key {
-	KEY_PROJECT, KEY_READ, KEY_WRITE, KEY_MASK, KEY_PROTECT, KEY_ENV_KEEP,	/* lists */
-	KEY_NETWORK, KEY_SHELL, KEY_LANDLOCK_MIN_ABI, KEY_AUDIT,		/* scalars */
-	KEY_N,
-	KEY_SECTION = KEY_N,	/* a [user:NAME] or [defaults] header, for line numbers */
-};
-#define KEY_FIRST_SCALAR KEY_NETWORK
+/* The keys are AB_POLICY_KEYS (internal.h); entries also record section headers. */
+#define KEY_SECTION	AB_KEY_N	/* a [user:NAME] or [defaults] header, by line */
 
-static const char *const key_names[KEY_N] = {
-	"project", "read", "write", "mask", "protect", "env_keep",
-	"network", "shell", "landlock_min_abi", "audit",
+static const char *const key_names[AB_KEY_N] = {
+#define NAME(ID, NAME, ...) [AB_KEY_##ID] = NAME,
+	AB_POLICY_KEYS(NAME)
+#undef NAME
 };
 
 /* One validated item: a list element or a scalar value, normalised. */
@@ -78,6 +74,7 @@ struct reader {
 	uint32_t	 file, line;
 	enum sect_state	 state;
 	const char	*sect;		/* current user name; NULL = defaults */
+	unsigned int	 sect_kind;	/* AB_SECT_* of that section; 0 = none valid */
 	int		 want_handler;	/* the line given to inih was KEY = VALUE */
 	int		 handled;	/* and inih called the handler for it */
 };
@@ -236,6 +233,7 @@ section_line(struct reader *rd, const char *s, size_t n)
 
 	rd->state = SECT_BAD;
 	rd->sect = NULL;
+	rd->sect_kind = 0;
 	if (close == NULL) {
 		bad(rd, "section header without ']'");
 		return;
@@ -248,6 +246,7 @@ section_line(struct reader *rd, const char *s, size_t n)
 	nlen = (size_t)(close - s) - 1;
 	if (nlen == 8 && memcmp(s + 1, "defaults", 8) == 0) {
 		rd->state = SECT_OK;
+		rd->sect_kind = AB_SECT_DEFAULTS;
 		if (add_entry(rd, KEY_SECTION, NULL, NULL) != 0)
 			ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
 		return;
@@ -272,6 +271,7 @@ section_line(struct reader *rd, const char *s, size_t n)
 	}
 	rd->sect = name;	/* owned by the KEY_SECTION entry */
 	rd->state = SECT_OK;
+	rd->sect_kind = AB_SECT_USER;
 }
 
 /*
@@ -489,15 +489,22 @@ check_project(struct reader *rd, const char *path)
 	return r;
 }
 
-/* An unusable project (see check_project): kept, marked, in a valid section only. */
+/* Extra checks against the host (the VALID column), after the kind's own. */
+static int (*const key_valid[AB_KEY_N])(struct reader *, const char *) = {
+#define VALID(ID, NAME, KIND, MEMBER, SECTIONS, MERGE, VALID, ...) [AB_KEY_##ID] = VALID,
+	AB_POLICY_KEYS(VALID)
+#undef VALID
+};
+
+/* An unusable value (see check_project): kept, marked, in a valid section only. */
 static void
-store_unusable(struct reader *rd, char *val)
+store_unusable(struct reader *rd, uint32_t key, char *val)
 {
 	if (rd->state != SECT_OK) {
 		free(val);
 		return;
 	}
-	if (add_entry(rd, KEY_PROJECT, rd->sect, val) != 0) {
+	if (add_entry(rd, key, rd->sect, val) != 0) {
 		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
 		return;
 	}
@@ -517,58 +524,50 @@ store(struct reader *rd, uint32_t key, char *val)
 		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
 }
 
+/* "A, B or C": the values of enum kind K as the policy spells them, into BUF. */
 static void
-list_item(struct reader *rd, uint32_t key, const char *s, size_t n)
+values_list(enum ab_key_kind k, char *buf, size_t size)
 {
-	const char *name = key_names[key], *why;
-	char *v = NULL;
+	const char *v, *suffix;
+	size_t at = 0;
+	unsigned int i;
+	int len;
 
-	switch (key) {
-	case KEY_PROJECT:
-		if ((v = norm_path(rd, name, s, n)) == NULL)
+	buf[0] = '\0';
+	for (i = 0; at < size && (v = ab_kind_value(k, i, &suffix)) != NULL; i++) {
+		len = snprintf(buf + at, size - at, "%s%s%s", i == 0 ? "" :
+		    ab_kind_value(k, i + 1, NULL) == NULL ? " or " : ", ", v, suffix);
+		if (len < 0)
 			break;
-		switch (check_project(rd, v)) {
-		case 0:
-			break;
-		case 1:
-			store_unusable(rd, v);
-			return;
-		default:
-			free(v);
-			v = NULL;
-		}
-		break;
-	case KEY_READ:
-	case KEY_WRITE:
-		v = norm_path(rd, name, s, n);
-		break;
-	case KEY_MASK:
-	case KEY_PROTECT:
-		if ((v = strndup(s, n)) != NULL && ab_pattern_valid(v, &why) != 0) {
-			bad(rd, "%s: invalid pattern '%s': %s", name, v, why);
-			free(v);
-			v = NULL;
-		}
-		break;
-	case KEY_ENV_KEEP:
-		if ((v = strndup(s, n)) != NULL && !ab_env_name_valid(v)) {
-			bad(rd, "env_keep: '%s' is not a valid variable name", v);
-			free(v);
-			v = NULL;
-		}
-		break;
+		at += (size_t)len;
 	}
-	store(rd, key, v);
 }
 
-/* "tcp:PORT[,PORT...]", ports 1-65535 in decimal. */
-static int
-valid_tcp(struct reader *rd, const char *v)
+/* V is one of the values of enum kind K that stand alone (no suffix)? */
+static char *
+enum_value(struct reader *rd, const char *key, enum ab_key_kind k, const char *v)
 {
-	const char *p = v + 4;
+	const char *name, *suffix;
+	char list[128];
+	unsigned int i;
 
+	for (i = 0; (name = ab_kind_value(k, i, &suffix)) != NULL; i++)
+		if (suffix[0] == '\0' && strcmp(v, name) == 0)
+			return strdup(v);
+	values_list(k, list, sizeof(list));
+	bad(rd, "%s: '%s' is not %s", key, v, list);
+	return NULL;
+}
+
+/* "tcp:PORT[,PORT...]", ports 1-65535 in decimal; P is past the ':'. */
+static int
+valid_tcp(struct reader *rd, const char *key, const char *v, const char *p)
+{
+	const char *tcp, *suffix;
+
+	tcp = ab_kind_value(AB_KIND_NETWORK, AB_NET_TCP, &suffix);
 	if (*p == '\0') {
-		bad(rd, "network: 'tcp:' needs at least one port");
+		bad(rd, "%s: '%s:' needs at least one port", key, tcp);
 		return 0;
 	}
 	for (;;) {
@@ -579,7 +578,8 @@ valid_tcp(struct reader *rd, const char *v)
 			port = port * 10 + (unsigned long)(*p++ - '0');
 		if (p == start || (*p != ',' && *p != '\0') || port < 1 || port > 65535 ||
 		    (*start == '0')) {
-			bad(rd, "network: bad port in '%s' (want tcp:PORT[,PORT...], 1-65535)", v);
+			bad(rd, "%s: bad port in '%s' (want %s%s, 1-65535)", key, v, tcp,
+			    suffix);
 			return 0;
 		}
 		if (*p == '\0')
@@ -588,71 +588,146 @@ valid_tcp(struct reader *rd, const char *v)
 	}
 }
 
+static char *
+network_value(struct reader *rd, const char *key, const char *v)
+{
+	const char *tcp = ab_network_name(AB_NET_TCP);
+	size_t tl = strlen(tcp);
+
+	if (strncmp(v, tcp, tl) == 0 && v[tl] == ':')
+		return valid_tcp(rd, key, v, v + tl + 1) ? strdup(v) : NULL;
+	return enum_value(rd, key, AB_KIND_NETWORK, v);
+}
+
+/*
+ * The value S[0, N) of KEY (a list item, or a scalar's whole value), checked and
+ * normalised as its kind says; NULL after saying why (or when out of memory).
+ */
+static char *
+value_of(struct reader *rd, uint32_t key, const char *s, size_t n)
+{
+	const char *name = key_names[key], *why;
+	char *v = NULL;
+
+	switch (ab_policy_key(key)->kind) {
+	case AB_KIND_PATHS:
+	case AB_KIND_PATH:
+		return norm_path(rd, name, s, n);
+	case AB_KIND_PATTERNS:
+		if ((v = strndup(s, n)) != NULL && ab_pattern_valid(v, &why) != 0) {
+			bad(rd, "%s: invalid pattern '%s': %s", name, v, why);
+			free(v);
+			v = NULL;
+		}
+		return v;
+	case AB_KIND_ENV_NAMES:
+		if ((v = strndup(s, n)) != NULL && !ab_env_name_valid(v)) {
+			bad(rd, "%s: '%s' is not a valid variable name", name, v);
+			free(v);
+			v = NULL;
+		}
+		return v;
+	case AB_KIND_ABI:	/* a scalar: S is NUL-terminated */
+		if (s[0] >= '1' && s[0] <= '0' + AB_LANDLOCK_ABI_MAX && s[1] == '\0')
+			return strdup(s);
+		bad(rd, "%s: '%s' is not an ABI version from 1 to %d", name, s,
+		    AB_LANDLOCK_ABI_MAX);
+		return NULL;
+	case AB_KIND_NETWORK:
+		return network_value(rd, name, s);
+	case AB_KIND_AUDIT:
+		return enum_value(rd, name, AB_KIND_AUDIT, s);
+	}
+	return NULL;
+}
+
+/* One value of KEY: checked by its kind, then by its VALID column, and kept. */
+static void
+take_value(struct reader *rd, uint32_t key, const char *s, size_t n)
+{
+	char *v;
+
+	if ((v = value_of(rd, key, s, n)) == NULL)
+		return;
+	switch (key_valid[key] != NULL ? key_valid[key](rd, v) : 0) {
+	case 0:
+		store(rd, key, v);
+		return;
+	case 1:
+		store_unusable(rd, key, v);
+		return;
+	default:
+		free(v);
+	}
+}
+
 static void
 scalar(struct reader *rd, uint32_t key, const char *v)
 {
-	const char *name = key_names[key];
-	char *val = NULL;
 	size_t i;
 
 	for (i = 0; v[i]; i++)
 		if (is_blank(v[i])) {
-			bad(rd, "%s takes one value, not '%s'", name, v);
+			bad(rd, "%s takes one value, not '%s'", key_names[key], v);
 			return;
 		}
-	switch (key) {
-	case KEY_NETWORK:
-		if (strcmp(v, "none") == 0 || strcmp(v, "loopback") == 0 ||
-		    strcmp(v, "host") == 0 || (strncmp(v, "tcp:", 4) == 0 && valid_tcp(rd, v)))
-			val = strdup(v);
-		else if (strncmp(v, "tcp:", 4) != 0)
-			bad(rd, "network: '%s' is not none, loopback, host or tcp:PORT[,PORT...]", v);
-		break;
-	case KEY_SHELL:
-		val = norm_path(rd, name, v, strlen(v));
-		break;
-	case KEY_LANDLOCK_MIN_ABI:
-		if (v[0] >= '1' && v[0] <= '7' && v[1] == '\0')
-			val = strdup(v);
-		else
-			bad(rd, "landlock_min_abi: '%s' is not an ABI version from 1 to 7", v);
-		break;
-	case KEY_AUDIT:
-		if (strcmp(v, "required") == 0 || strcmp(v, "best-effort") == 0)
-			val = strdup(v);
-		else
-			bad(rd, "audit: '%s' is not required or best-effort", v);
-		break;
+	take_value(rd, key, v, i);
+}
+
+/* The keys that may appear in a section of kind SECT (any, for 0), blank-separated. */
+#define SPACED(ID, NAME, ...) " " NAME
+#define KEY_LIST_MAX sizeof("" AB_POLICY_KEYS(SPACED))
+
+static void
+key_list(unsigned int sect, char buf[KEY_LIST_MAX])
+{
+	size_t at = 0, len;
+	uint32_t key;
+
+	for (key = 0; key < AB_KEY_N; key++) {
+		if (sect != 0 && (ab_policy_key(key)->sections & sect) == 0)
+			continue;
+		len = strlen(key_names[key]);
+		if (at > 0)
+			buf[at++] = ' ';
+		memcpy(buf + at, key_names[key], len);
+		at += len;
 	}
-	store(rd, key, val);
+	buf[at] = '\0';
 }
 
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct reader *rd = user;
+	char keys[KEY_LIST_MAX];
 	uint32_t key;
 
 	(void)section;		/* we track sections ourselves: inih cuts long names */
 	rd->handled = 1;
-	for (key = 0; key < KEY_N; key++)
+	for (key = 0; key < AB_KEY_N; key++)
 		if (strcmp(name, key_names[key]) == 0)
 			break;
-	if (key == KEY_N) {
-		bad(rd, "unknown key '%s' (keys: project read write mask protect network "
-		    "shell env_keep landlock_min_abi audit)", name);
+	if (key == AB_KEY_N) {
+		key_list(rd->sect_kind, keys);
+		bad(rd, "unknown key '%s' (keys: %s)", name, keys);
 		return 1;
 	}
 	if (rd->state == SECT_NONE) {
 		bad(rd, "'%s' before any [defaults] or [user:NAME] section", name);
 		return 1;
 	}
+	if (rd->sect_kind != 0 && (ab_policy_key(key)->sections & rd->sect_kind) == 0) {
+		key_list(rd->sect_kind, keys);
+		bad(rd, "'%s' does not belong in this section (keys: %s)", name, keys);
+		return 1;
+	}
 	if (value[0] == '\0') {
 		bad(rd, "%s: empty value", name);
 		return 1;
 	}
-	if (key < KEY_FIRST_SCALAR)
-		split_items(rd, key, value, list_item);
+	if (ab_kind_is_list(ab_policy_key(key)->kind))
+		split_items(rd, key, value, take_value);
 	else
 		scalar(rd, key, value);
 	return 1;	/* never let inih stop: we want every error */
@@ -733,21 +808,21 @@ final_value(struct ab_pset *ps, const struct entry **first, const struct entry *
 static void
 check_conflicts(struct ab_pset *ps, const size_t *idx, size_t n)
 {
-	const struct entry *last[KEY_N] = { NULL }, *first[KEY_N] = { NULL };
-	int reported[KEY_N] = { 0 };
+	const struct entry *last[AB_KEY_N] = { NULL }, *first[AB_KEY_N] = { NULL };
+	int reported[AB_KEY_N] = { 0 };
 	uint32_t key;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct entry *e = &ps->e[idx[i]];
 
-		if (e->key < KEY_FIRST_SCALAR || e->key >= KEY_N)
+		if (e->key >= AB_KEY_N || ab_policy_key(e->key)->merge != AB_MERGE_LAST)
 			continue;
 		if (last[e->key] != NULL && last[e->key]->file != e->file)
 			final_value(ps, &first[e->key], last[e->key], &reported[e->key]);
 		last[e->key] = e;
 	}
-	for (key = KEY_FIRST_SCALAR; key < KEY_N; key++)
+	for (key = 0; key < AB_KEY_N; key++)	/* only AB_MERGE_LAST keys have one */
 		if (last[key] != NULL)
 			final_value(ps, &first[key], last[key], &reported[key]);
 }
@@ -769,34 +844,28 @@ port_cmp(const void *a, const void *b)
 	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
 }
 
-/* VALUE was validated by scalar(): "none", "loopback", "host" or "tcp:P,P,...". */
+/* V was validated by network_value(): a mode's name, or "tcp:P,P,...". */
 static int
 set_network(struct ab_policy *p, const char *v)
 {
-	const char *c;
+	const char *c, *name, *suffix;
 	size_t n = 1, i, j;
+	unsigned int m;
 
 	free(p->ports);
 	p->ports = NULL;
 	p->nports = 0;
-	if (strcmp(v, "none") == 0) {
-		p->network = AB_NET_NONE;
-		return 0;
-	}
-	if (strcmp(v, "loopback") == 0) {
-		p->network = AB_NET_LOOPBACK;
-		return 0;
-	}
-	if (strcmp(v, "host") == 0) {
-		p->network = AB_NET_HOST;
-		return 0;
-	}
+	for (m = 0; (name = ab_kind_value(AB_KIND_NETWORK, m, &suffix)) != NULL; m++)
+		if (suffix[0] == '\0' && strcmp(v, name) == 0) {
+			p->network = (enum ab_network)m;
+			return 0;
+		}
 	p->network = AB_NET_TCP;
 	for (c = v; *c; c++)
 		n += *c == ',';
 	if ((p->ports = calloc(n, sizeof(*p->ports))) == NULL)
 		return -ENOMEM;
-	for (c = v + 4, i = 0; i < n; i++) {
+	for (c = v + strlen(ab_network_name(AB_NET_TCP)) + 1, i = 0; i < n; i++) {
 		char *end;
 
 		p->ports[i] = (uint16_t)strtoul(c, &end, 10);	/* checked by valid_tcp() */
@@ -810,39 +879,53 @@ set_network(struct ab_policy *p, const char *v)
 	return 0;
 }
 
+/* V was validated by enum_value(). */
+static int
+set_audit(enum ab_audit_mode *a, const char *v)
+{
+	const char *name;
+	unsigned int m;
+
+	for (m = 0; (name = ab_kind_value(AB_KIND_AUDIT, m, NULL)) != NULL; m++)
+		if (strcmp(v, name) == 0)
+			*a = (enum ab_audit_mode)m;
+	return 0;
+}
+
+static int
+set_str(char **to, const char *v)
+{
+	char *s;
+
+	if ((s = strdup(v)) == NULL)
+		return -ENOMEM;
+	free(*to);
+	*to = s;
+	return 0;
+}
+
+/* Each kind's way of taking one validated value into struct ab_policy. */
+#define APPLY_PATHS(p, m, v)		ab_strv_push(&(p)->m, v)
+#define APPLY_PATTERNS(p, m, v)		ab_strv_push(&(p)->m, v)
+#define APPLY_ENV_NAMES(p, m, v)	ab_strv_push(&(p)->m, v)
+#define APPLY_PATH(p, m, v)		set_str(&(p)->m, v)
+#define APPLY_ABI(p, m, v)		((p)->m = (v)[0] - '0', 0)
+#define APPLY_NETWORK(p, m, v)		set_network(p, v)
+#define APPLY_AUDIT(p, m, v)		set_audit(&(p)->m, v)
+
 static int
 apply(struct ab_policy *p, const struct entry *e)
 {
-	struct ab_strv *lists[] = {
-		[KEY_PROJECT] = &p->project, [KEY_READ] = &p->read, [KEY_WRITE] = &p->write,
-		[KEY_MASK] = &p->mask, [KEY_PROTECT] = &p->protect, [KEY_ENV_KEEP] = &p->env_keep,
-	};
-	char *s;
-
 	/* Never reached: an unusable project concerning this load failed it already. */
 	if (e->unusable)
 		return -EINVAL;
 	switch (e->key) {
-	case KEY_SECTION:
-		return 0;
-	case KEY_NETWORK:
-		return set_network(p, e->val);
-	case KEY_SHELL:
-		if ((s = strdup(e->val)) == NULL)
-			return -ENOMEM;
-		free(p->shell);
-		p->shell = s;
-		return 0;
-	case KEY_LANDLOCK_MIN_ABI:
-		p->landlock_min_abi = e->val[0] - '0';
-		return 0;
-	case KEY_AUDIT:
-		p->audit = strcmp(e->val, "required") == 0 ? AB_AUDIT_REQUIRED :
-		    AB_AUDIT_BEST_EFFORT;
-		return 0;
-	default:
-		return ab_strv_push(lists[e->key], e->val);
+#define APPLY(ID, NAME, KIND, MEMBER, ...) \
+	case AB_KEY_##ID: return APPLY_##KIND(p, MEMBER, e->val);
+	AB_POLICY_KEYS(APPLY)
+#undef APPLY
 	}
+	return 0;	/* KEY_SECTION */
 }
 
 /* Defaults first, then the user's lines in order; lists deduplicated. */
@@ -852,6 +935,7 @@ build(const struct ab_pset *ps, const size_t *dflt, size_t nd, const size_t *usr
     struct ab_policy **out)
 {
 	struct ab_policy *p;
+	enum ab_key k;
 	size_t i;
 	int r = -ENOMEM;
 
@@ -868,10 +952,10 @@ build(const struct ab_pset *ps, const size_t *dflt, size_t nd, const size_t *usr
 	for (i = 0; i < nu; i++)
 		if ((r = apply(p, &ps->e[usr[i]])) != 0)
 			goto fail;
-	if ((r = ab_strv_uniq(&p->project)) != 0 || (r = ab_strv_uniq(&p->read)) != 0 ||
-	    (r = ab_strv_uniq(&p->write)) != 0 || (r = ab_strv_uniq(&p->mask)) != 0 ||
-	    (r = ab_strv_uniq(&p->protect)) != 0 || (r = ab_strv_uniq(&p->env_keep)) != 0)
-		goto fail;
+	for (k = 0; k < AB_KEY_N; k++)
+		if (ab_policy_key(k)->merge == AB_MERGE_APPEND &&
+		    (r = ab_strv_uniq(ab_policy_strv(p, k))) != 0)
+			goto fail;
 	memcpy(p->digest, digest, AB_DIGEST_LEN);
 	*out = p;
 	return 0;
@@ -904,7 +988,8 @@ ab_pset_compile(struct ab_pset *ps, const unsigned char digest[AB_DIGEST_LEN],
 		for (b = a + 1; b < ps->n && strcmp(ps->e[idx[b]].sect, name) == 0; b++)
 			;
 		check_conflicts(ps, idx + a, b - a);
-		if (!has_key(ps, idx, nd, KEY_PROJECT) && !has_key(ps, idx + a, b - a, KEY_PROJECT))
+		if (!has_key(ps, idx, nd, AB_KEY_PROJECT) &&
+		    !has_key(ps, idx + a, b - a, AB_KEY_PROJECT))
 			ab_pset_fail(ps, -EINVAL, "%s:%u: [user:%s] has no project (set project = DIR)",
 			    ps->files[hdr->file], hdr->line, name);
 		if (users != NULL && (r = ab_strv_push(users, name)) != 0)

@@ -2,7 +2,9 @@
  * The session plan: what pam_agentbox.so hands to agentbox-shell, as text.
  *
  *   agentbox-plan 1
- *   KEY VALUE          one per line, in the fixed order of write_plan() below
+ *   KEY VALUE          one per line, in the fixed order of ab_plan_serialize(): the
+ *                      session's fields, then the policy keys of AB_POLICY_KEYS
+ *                      (internal.h), the scalars in table order, then the lists
  *   end
  *
  * Every line is "KEY" + one space + VALUE + "\n"; list keys repeat (zero or more lines),
@@ -106,13 +108,42 @@ ob_list(struct obuf *o, const char *key, const struct ab_strv *sv)
 		ob_str(o, key, sv->v[i]);
 }
 
+static void
+ob_network(struct obuf *o, const char *key, const struct ab_policy *p)
+{
+	size_t i;
+
+	ob_str(o, key, ab_network_name(p->network));
+	for (i = 0; i < p->nports; i++)
+		ob_num(o, "port", p->ports[i]);
+}
+
+/* Each kind's lines: the name, then the value (a list: one line per item). */
+#define PUT_PATHS(o, name, p, m)	ob_list(o, name, &(p)->m)
+#define PUT_PATTERNS(o, name, p, m)	ob_list(o, name, &(p)->m)
+#define PUT_ENV_NAMES(o, name, p, m)	ob_list(o, name, &(p)->m)
+#define PUT_PATH(o, name, p, m)		ob_str(o, name, (p)->m)
+#define PUT_ABI(o, name, p, m)		ob_num(o, name, (uint64_t)(p)->m)
+#define PUT_NETWORK(o, name, p, m)	ob_network(o, name, p)
+#define PUT_AUDIT(o, name, p, m)	ob_str(o, name, ab_audit_name((p)->m))
+
+/* The policy's keys in table order: the scalars (LISTS 0), or the lists (LISTS 1). */
+static void
+put_keys(struct obuf *o, const struct ab_policy *p, int lists)
+{
+#define PUT(ID, NAME, KIND, MEMBER, ...) \
+	if (ab_kind_is_list(AB_KIND_##KIND) == lists) \
+		PUT_##KIND(o, NAME, p, MEMBER);
+	AB_POLICY_KEYS(PUT)
+#undef PUT
+}
+
 int
 ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len)
 {
 	const struct ab_policy *p = plan->policy;
 	struct obuf o = { 0 };
 	char hex[2 * AB_DIGEST_LEN + 1];
-	size_t i;
 
 	if (p == NULL)
 		return -EINVAL;
@@ -135,18 +166,8 @@ ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len)
 	ob_num(&o, "protects", plan->protects);
 	ab_digest_hex(p->digest, hex);
 	ob_str(&o, "digest", hex);
-	ob_str(&o, "network", ab_network_name(p->network));
-	for (i = 0; i < p->nports; i++)
-		ob_num(&o, "port", p->ports[i]);
-	ob_str(&o, "shell", p->shell);
-	ob_num(&o, "landlock_min_abi", (uint64_t)p->landlock_min_abi);
-	ob_str(&o, "audit", ab_audit_name(p->audit));
-	ob_list(&o, "project", &p->project);
-	ob_list(&o, "read", &p->read);
-	ob_list(&o, "write", &p->write);
-	ob_list(&o, "mask", &p->mask);
-	ob_list(&o, "protect", &p->protect);
-	ob_list(&o, "env_keep", &p->env_keep);
+	put_keys(&o, p, 0);
+	put_keys(&o, p, 1);
 	ob_put(&o, "end\n", 4);
 	if (o.err) {
 		free(o.b);
@@ -320,26 +341,26 @@ take_path(struct cur *c, const char *key, char **out)
 	return 0;
 }
 
+/* VALUE names a value of enum kind K (the plan writes the name alone, no suffix). */
 static int
-take_enum(struct cur *c, const char *key, const char *(*name)(int), int nvals, int *out)
+take_enum(struct cur *c, const char *key, enum ab_key_kind k, int *out)
 {
+	const char *name;
 	char *s;
-	int r, i;
+	unsigned int i;
+	int r;
 
 	if ((r = take(c, key, &s)) != 0)
 		return r;
-	for (i = 0; i < nvals; i++)
-		if (strcmp(s, name(i)) == 0)
+	for (i = 0; (name = ab_kind_value(k, i, NULL)) != NULL; i++)
+		if (strcmp(s, name) == 0)
 			break;
 	free(s);
-	if (i == nvals)
+	if (name == NULL)
 		return -EINVAL;
-	*out = i;
+	*out = (int)i;
 	return 0;
 }
-
-static const char *net_name(int i) { return ab_network_name((enum ab_network)i); }
-static const char *audit_name(int i) { return ab_audit_name((enum ab_audit_mode)i); }
 
 static int
 take_digest(struct cur *c, unsigned char digest[AB_DIGEST_LEN])
@@ -393,14 +414,72 @@ user_ok(const char *s) { return ab_user_name_valid(s); }
 static int
 env_ok(const char *s) { return ab_env_name_valid(s); }
 
+static int
+take_network(struct cur *c, const char *key, struct ab_policy *p)
+{
+	int r, e;
+
+	if ((r = take_enum(c, key, AB_KIND_NETWORK, &e)) != 0)
+		return r;
+	p->network = (enum ab_network)e;
+	return take_ports(c, p);
+}
+
+static int
+take_audit(struct cur *c, const char *key, enum ab_audit_mode *a)
+{
+	int r, e;
+
+	if ((r = take_enum(c, key, AB_KIND_AUDIT, &e)) != 0)
+		return r;
+	*a = (enum ab_audit_mode)e;
+	return 0;
+}
+
+static int
+take_abi(struct cur *c, const char *key, int *abi)
+{
+	uint64_t u;
+	int r;
+
+	if ((r = take_u64(c, key, AB_LANDLOCK_ABI_MAX, &u)) != 0)
+		return r;
+	if (u < 1)
+		return -EINVAL;
+	*abi = (int)u;
+	return 0;
+}
+
+/* Each kind's lines, checked as the parser checks the policy's (host facts aside). */
+#define TAKE_PATHS(c, name, p, m)	take_list(c, name, abs_path_ok, &(p)->m)
+#define TAKE_PATTERNS(c, name, p, m)	take_list(c, name, pattern_ok, &(p)->m)
+#define TAKE_ENV_NAMES(c, name, p, m)	take_list(c, name, env_ok, &(p)->m)
+#define TAKE_PATH(c, name, p, m)	take_path(c, name, &(p)->m)
+#define TAKE_ABI(c, name, p, m)		take_abi(c, name, &(p)->m)
+#define TAKE_NETWORK(c, name, p, m)	take_network(c, name, p)
+#define TAKE_AUDIT(c, name, p, m)	take_audit(c, name, &(p)->m)
+
+/* The policy's keys in put_keys()'s order; the first error stops. */
+static int
+take_keys(struct cur *c, struct ab_policy *p, int lists)
+{
+	int r = 0;
+
+#define TAKE(ID, NAME, KIND, MEMBER, ...) \
+	if (r == 0 && ab_kind_is_list(AB_KIND_##KIND) == lists) \
+		r = TAKE_##KIND(c, NAME, p, MEMBER);
+	AB_POLICY_KEYS(TAKE)
+#undef TAKE
+	return r;
+}
+
 /* The body, in exactly the order ab_plan_serialize() writes it. */
 static int
 read_plan(struct cur *c, struct ab_plan *pl)
 {
 	struct ab_policy *p = pl->policy;
-	uint64_t u;
 	uint32_t u32;
-	int r, e;
+	int r;
 
 	if ((r = take(c, "user", &p->user)) != 0)
 		return r;
@@ -428,25 +507,7 @@ read_plan(struct cur *c, struct ab_plan *pl)
 	    (r = take_u32(c, "protects", UINT32_MAX, &pl->protects)) != 0 ||
 	    (r = take_digest(c, p->digest)) != 0)
 		return r;
-	if ((r = take_enum(c, "network", net_name, AB_NET_TCP + 1, &e)) != 0)
-		return r;
-	p->network = (enum ab_network)e;
-	if ((r = take_ports(c, p)) != 0 ||
-	    (r = take_path(c, "shell", &p->shell)) != 0 ||
-	    (r = take_u64(c, "landlock_min_abi", 7, &u)) != 0)
-		return r;
-	if (u < 1)
-		return -EINVAL;
-	p->landlock_min_abi = (int)u;
-	if ((r = take_enum(c, "audit", audit_name, AB_AUDIT_BEST_EFFORT + 1, &e)) != 0)
-		return r;
-	p->audit = (enum ab_audit_mode)e;
-	if ((r = take_list(c, "project", abs_path_ok, &p->project)) != 0 ||
-	    (r = take_list(c, "read", abs_path_ok, &p->read)) != 0 ||
-	    (r = take_list(c, "write", abs_path_ok, &p->write)) != 0 ||
-	    (r = take_list(c, "mask", pattern_ok, &p->mask)) != 0 ||
-	    (r = take_list(c, "protect", pattern_ok, &p->protect)) != 0 ||
-	    (r = take_list(c, "env_keep", env_ok, &p->env_keep)) != 0)
+	if ((r = take_keys(c, p, 0)) != 0 || (r = take_keys(c, p, 1)) != 0)
 		return r;
 	if (p->project.n == 0)
 		return -EINVAL;	/* [0] is the login cwd: a plan without one is not a plan */

@@ -59,6 +59,56 @@ struct ab_policy {
 	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
 
+/* "none", "loopback", "host", "tcp" (the policy adds ":PORT,..."); "?" if unknown. */
+const char *ab_network_name(enum ab_network n);
+/* "required", "best-effort"; "?" if unknown. */
+const char *ab_audit_name(enum ab_audit_mode a);
+
+/*
+ * The policy keys as data (the table itself is AB_POLICY_KEYS in policy/internal.h):
+ * what agentbox check prints and what agentbox.conf(5) must list, in the same order.
+ */
+enum ab_key_kind {
+	AB_KIND_PATHS,		/* list of absolute paths */
+	AB_KIND_PATTERNS,	/* list of gitignore-style patterns */
+	AB_KIND_ENV_NAMES,	/* list of environment variable names */
+	AB_KIND_PATH,		/* one absolute path */
+	AB_KIND_ABI,		/* one Landlock ABI version, 1 to 7 */
+	AB_KIND_NETWORK,	/* enum ab_network, with ports for tcp */
+	AB_KIND_AUDIT,		/* enum ab_audit_mode */
+};
+/* Section kinds, as a mask of where a key may appear. */
+#define AB_SECT_DEFAULTS	0x1u	/* [defaults] */
+#define AB_SECT_USER		0x2u	/* [user:NAME] */
+/*
+ * How repeated lines combine.  APPEND: every line adds items, defaults first,
+ * duplicates removed.  LAST: the last line wins, [user:NAME] over [defaults], and
+ * files must agree.
+ */
+enum ab_key_merge {
+	AB_MERGE_APPEND,
+	AB_MERGE_LAST,
+};
+/* ARG is the value's syntax ("PATH ...", "none | ..."), DOC one line, both as the
+ * key's entry in agentbox.conf(5) starts. */
+struct ab_key_info {
+	const char	 *name;
+	enum ab_key_kind  kind;
+	unsigned int	  sections;	/* AB_SECT_* */
+	enum ab_key_merge merge;
+	const char	 *arg;
+	const char	 *doc;
+};
+/* Key I (0, 1, ... in documentation order), or NULL past the last one. */
+const struct ab_key_info *ab_policy_key(size_t i);
+/* P's list for key I, or NULL when key I is not a list (or there is no key I). */
+const struct ab_strv *ab_policy_list(const struct ab_policy *p, size_t i);
+/*
+ * P's value for key I as the policy would spell it ("tcp:53,443", "/bin/bash", "1",
+ * "required"), malloc'd into *out.  0, -EINVAL for a list key or no key I, -ENOMEM.
+ */
+int	ab_policy_scalar(const struct ab_policy *p, size_t i, char **out);
+
 /* Diagnostics: every problem found, each "FILE:LINE: reason" (or "FILE: reason"). */
 struct ab_diag {
 	char	**msg;
@@ -113,13 +163,13 @@ int	ab_policy_check(const char *root, const char *file, struct ab_strv *users,
  * Returns 1 if mentioned, 0 if not, -EINVAL for a NULL or empty USER, and another
  * -errno if any file cannot be read safely (unsafe owner or mode, symlink, too big, I/O),
  * whether or not USER was found elsewhere.  A missing agentbox.conf or policy.d is not
- * an error, as for ab_policy_load.  Additive to the first API.
+ * an error, as for ab_policy_load.
  */
 int	ab_policy_mentions_user(const char *root, const char *user);
 
 /*
  * Like ab_policy_load, for the one policy FILE (a path, read under the same safety
- * rules, no policy.d): what "agentbox check FILE" prints.  Additive to the first API.
+ * rules, no policy.d): what "agentbox check FILE" prints.
  */
 int	ab_policy_load_file(const char *file, const char *user, struct ab_policy **out,
 	    struct ab_diag *diag);
@@ -142,7 +192,7 @@ int	ab_pattern_match(const char *pattern, const char *path, int is_dir);
 /*
  * ab_pattern_match with FLAGS; AB_PATTERN_CASEFOLD: ASCII letters match either case, in
  * literals and '[...]' classes alike (git's core.ignorecase).  The mask walk uses it for
- * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.  Additive.
+ * mask and protect patterns (FINDINGS F3).  Unknown flags: matches nothing.
  */
 #define AB_PATTERN_CASEFOLD	0x1u
 int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
@@ -154,7 +204,7 @@ int	ab_pattern_match_flags(const char *pattern, const char *path, int is_dir,
  * and up to AB_UNDECORATE_DEPTH stacked trailing ones: "~", ".~N~", ".swa".."swz",
  * ".bak", ".backup", ".bk", ".orig", ".rej", ".old", ".save", ".sav", ".tmp", ".temp"
  * (any case) and ".N" (digits).  Each one is NAME[off, off + len), written to OUT
- * without duplicates ("", "." and ".." left out); returns how many.  Additive.
+ * without duplicates ("", "." and ".." left out); returns how many.
  */
 struct ab_name_span {
 	size_t off, len;

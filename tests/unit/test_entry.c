@@ -5,24 +5,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "module.h"
-
-/* entry.c reports through ab_sess_fail, which lives in pam_agentbox.c. */
-int
-ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(s->why, sizeof(s->why), fmt, ap);
-	va_end(ap);
-	return r;
-}
 
 #define SH "/usr/local/sbin/agentbox-shell"
 
@@ -70,6 +59,33 @@ static const struct row {
 	{ "xrdp-sesman", "/bin/bash", 0, { "xrdp-sesman" } },		/* unknown service */
 };
 
+/*
+ * ab_entry_verify reports through the real ab_sess_fail (sessfail.c): the reason it
+ * leaves is the one the auth log gets, and an earlier step's reason is never replaced.
+ */
+static void
+verify_reasons(void)
+{
+	struct ab_sess s;
+
+	memset(&s, 0, sizeof(s));
+	s.user = "agent";
+	s.procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ok(ab_entry_verify(&s, "sshd", "/bin/bash") == -EPERM &&
+	    strcmp(s.why, "the login shell of agent is /bin/bash, not agentbox-shell: "
+	    "run agentbox enroll again") == 0, "verify refuses another login shell: %s", s.why);
+	s.why[0] = '\0';
+	ok(ab_entry_verify(&s, "sudo", SH) == -EPERM &&
+	    strncmp(s.why, "service sudo: sudo without -i", 29) == 0,
+	    "verify refuses sudo without -i: %s", s.why);
+	snprintf(s.why, sizeof(s.why), "an earlier step failed");
+	ok(ab_entry_verify(&s, "cron", SH) == -EPERM &&
+	    strcmp(s.why, "an earlier step failed") == 0,
+	    "the first failure's reason stays: %s", s.why);
+	if (s.procfd != -1)
+		close(s.procfd);
+}
+
 int
 main(void)
 {
@@ -93,5 +109,6 @@ main(void)
 		    r->allowed ? "allows" : "refuses", line, r->service,
 		    r->caller_shell ? r->caller_shell : "unset", why ? ": " : "", why ? why : "");
 	}
+	verify_reasons();
 	return done_testing();
 }

@@ -18,22 +18,17 @@
 
 #include "module.h"
 
-static const char *const net_name[] = {
-	[AB_NET_NONE] = "none", [AB_NET_LOOPBACK] = "loopback",
-	[AB_NET_HOST] = "host", [AB_NET_TCP] = "tcp",
-};
-
 /*
  * Open the audit socket now, in the host's network namespace, and ask the kernel
  * whether audit is on: with audit disabled it drops user messages silently, so a
  * required audit trail needs to know.  The kernel answers AUDIT_GET from a kernel thread
  * it creates per request (audit_send_reply): the send pays the thread's creation, and
- * the answer arrives once that thread is scheduled.  We read it in ab_record_enabled,
+ * the answer arrives once that thread is scheduled.  We read it in ab_auditrec_enabled,
  * after the world is built, so that wait overlaps our work instead of adding to it.
  * Returns the fd or -errno.
  */
 int
-ab_record_open(void)
+ab_auditrec_open(void)
 {
 	int fd = audit_open();
 
@@ -49,14 +44,14 @@ ab_record_open(void)
 }
 
 /*
- * The answer to ab_record_open's question: 1 audit on, 0 off, -1 unknown (only the
+ * The answer to ab_auditrec_open's question: 1 audit on, 0 off, -1 unknown (only the
  * initial pid namespace may ask, e.g. not sshd in a container, or no answer within
  * a second): then we rely on the send succeeding.
  */
 #define STATUS_WAIT_MS 1000
 
 int
-ab_record_enabled(int fd)
+ab_auditrec_enabled(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct audit_reply rep;
@@ -103,7 +98,7 @@ send_fmt(int fd, int ok, const char *fmt, ...)
 }
 
 int
-ab_record_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
+ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
     const char *rhost)
 {
 	char hex[2 * AB_DIGEST_LEN + 1], *u, *sv, *t, *rh;
@@ -117,8 +112,8 @@ ab_record_start(int fd, const struct ab_sess *s, const char *service, const char
 	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
 		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s", s->ses,
-		    u, (unsigned)s->uid, sv, t, rh, hex, net_name[s->pol->network], s->masks,
-		    s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no");
+		    u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
+		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no");
 	free(u);
 	free(sv);
 	free(t);
@@ -127,7 +122,7 @@ ab_record_start(int fd, const struct ab_sess *s, const char *service, const char
 }
 
 int
-ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
+ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
     pid_t init_pid)
 {
 	char *u = nv("user", user), *sv = nv("service", service);
@@ -142,7 +137,7 @@ ab_record_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *ser
 }
 
 int
-ab_record_refused(int fd, const char *user, const char *service, const char *reason)
+ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason)
 {
 	char *u = nv("user", user), *sv = nv("service", service), *why = nv("reason", reason);
 	int r = -ENOMEM;
