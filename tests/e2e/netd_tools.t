@@ -87,11 +87,11 @@ like "$(box 'getent hosts registry.example.test')" "$NETD_UP4" "getent (glibc) r
 ## The credential gateway
 e2e_audit_since
 mark=$(wc -l < "$NETD_LOG")
-out=$(box "curl -sS --max-time 20 -D - -H 'x-api-key: \$ABT_API_KEY' -H 'Authorization: Bearer stolen' \$ABT_BASE_URL/echo")
+out=$(box "curl -sS --max-time 20 -D - -H \"x-api-key: \$ABT_API_KEY\" -H 'Authorization: Bearer stolen' \$ABT_BASE_URL/echo")
 like "$out" "200" "gateway: the box reaches api.example.test through 127.0.0.1:3129"
 gw=$(tail -n +$((mark + 1)) "$NETD_LOG" | grep '"path": "/echo"' | tail -1)
 like "$gw" "\"x-api-key\": \"$NETD_SECRET\"" "gateway: the real key arrives at the credential's host"
-unlike "$gw" "$placeholder" "gateway: the placeholder does not reach the upstream"
+unlike "$gw" "placeholder" "gateway: no placeholder reaches the upstream"
 unlike "$gw" "stolen" "gateway: the box's own Authorization header is stripped"
 like "$gw" '"sni": "api.example.test"' "gateway: TLS to the credential's host with its SNI"
 unlike "$out" "$NETD_SECRET" "gateway: the upstream's echo of the key is redacted (headers and body)"
@@ -115,12 +115,14 @@ is "$(grep -c '' <<< "$out")" 2 "nothing listed by the search but the refused re
 
 ## The placeholder sent elsewhere stays a placeholder
 mark=$(wc -l < "$NETD_LOG")
-box "curl -sS --max-time 20 --cacert $CA -H 'x-api-key: \$ABT_API_KEY' https://other.example.test/echo >/dev/null;
-	curl -sS --max-time 20 -H 'x-api-key: \$ABT_API_KEY' http://other.example.test/echo >/dev/null"
+# Placeholders are per session: this login's own is the one to look for.
+ph=$(box "echo \$ABT_API_KEY; curl -sS --max-time 20 --cacert $CA -H \"x-api-key: \$ABT_API_KEY\" https://other.example.test/echo >/dev/null;
+	curl -sS --max-time 20 -H \"x-api-key: \$ABT_API_KEY\" http://other.example.test/echo >/dev/null")
 other=$(tail -n +$((mark + 1)) "$NETD_LOG" | grep '"host": "other.example.test"')
 is "$(grep -c '' <<< "$other")" 2 "the placeholder went to other.example.test over CONNECT and plain HTTP"
 unlike "$other" "$NETD_SECRET" "other.example.test never got the real key"
-like "$other" "$placeholder" "other.example.test got the placeholder, unchanged"
+like "$ph" "placeholder" "this session's placeholder: $ph"
+like "$other" "\"x-api-key\": \"$ph\"" "other.example.test got the placeholder, unchanged"
 
 e2e_wait_uid_gone "$(id -u "$U")" 10 || not_ok "session processes of $U still running"
 finish
