@@ -219,7 +219,9 @@ netd_setup() {
 
 # netd_enroll USER PROJECT [EXTRA_POLICY_LINE...]: the real `agentbox enroll --network
 # proxy`, then this test's rules in policy.d/USER-netd.conf: the upstream's names, its
-# addresses as allow_private, the probes' names (which the address checks must refuse),
+# addresses as allow_private, the probes' names (which the address checks must refuse;
+# dnsprobe.example.test is allowed but in no /etc/hosts: its lookup must reach the
+# upstream's logging DNS, the control that shows that log can see lookups),
 # and one credential for api.example.test (x-api-key, $NETD_SECRET) whose variables are
 # $NETD_CRED_ENV (default ABT_API_KEY) and $NETD_CRED_BASE_ENV (default ABT_BASE_URL);
 # NETD_CRED=0 leaves the credential out (tests that do not need the gateway).
@@ -243,7 +245,7 @@ netd_enroll() {
 	{
 		echo "[user:$user]"
 		echo "allow_host = api.example.test registry.example.test git.example.test"
-		echo "allow_host = other.example.test v6.example.test"
+		echo "allow_host = other.example.test v6.example.test dnsprobe.example.test"
 		echo "allow_host = api.example.test:80 other.example.test:80"
 		echo "allow_host = metadata.example.test:80 loop.example.test:${NETD_LOOP_PORT:-1} self.example.test"
 		echo "deny_host = blocked.example.test"

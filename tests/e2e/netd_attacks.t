@@ -61,6 +61,13 @@ netd_rec "proto=dns .*event=deny .*host=\"[^\"]*exfil.attacker.example.org\".*de
     ok "record: DNS refusal of the exfiltration name" || not_ok "no DNS deny record"
 sleep 1
 is "$(tail -n +$((m + 1)) "$NETD_LOG" | grep -c 'exfil')" 0 "no lookup of a denied name reached the host's resolver"
+# The control: an allowed name that only DNS knows is looked up there, so the log above
+# would have shown a lookup of the denied names.
+probe dns dnsprobe.example.test >/dev/null
+sleep 0.5
+netd_upstream_saw '"kind": "dns", "name": "dnsprobe.example.test"' &&
+    ok "control: an allowed name outside /etc/hosts reaches the upstream's DNS log" ||
+    not_ok "control: the upstream's DNS log saw no lookup of an allowed name"
 is "$(probe dns blocked.example.test)" "dns REFUSED " "deny_host name: REFUSED by the box's DNS"
 
 ## CONNECT to addresses the policy does not name, or that the address check refuses
