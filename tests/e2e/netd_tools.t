@@ -44,6 +44,19 @@ netd_rec "ses=$ses .*proto=connect .*event=open .*host=\"api.example.test\" port
 netd_rec "ses=$ses .*proto=connect .*event=close .*host=\"api.example.test\".*bytes_up=[1-9][0-9]* bytes_down=[1-9]" >/dev/null &&
     ok "record: connect close with bytes" || not_ok "no connect close record with bytes"
 
+## The review tool lists the session's connections (kind net, by the body's ses/uid)
+AA=/usr/local/sbin/agentbox-audit
+sleep 1	# auditd's flush
+e2e_audit_records > "$NETD_DIR/slice.log"
+out=$("$AA" --json --kind net --session "$ses" --input "$NETD_DIR/slice.log" 2>/dev/null)
+like "$out" '"host":"api.example.test"' "agentbox-audit --json --kind net --session $ses: the connection"
+like "$out" '"decision":"allowed"' "agentbox-audit: decision allowed"
+like "$out" '"kind":"net"' "agentbox-audit: kind net"
+out=$("$AA" --json --kind net --user "$U" --input "$NETD_DIR/slice.log" 2>/dev/null)
+like "$out" "\"session\":$ses" "agentbox-audit --user $U selects by the record's uid, not the daemon's"
+out=$("$AA" net --session "$ses" --input "$NETD_DIR/slice.log" 2>/dev/null)
+like "$out" "api.example.test" "agentbox-audit net: a row for api.example.test"
+
 ## Plain HTTP, absolute form: forwarded without Proxy-* headers
 out=$(box "curl -sS --max-time 20 -H 'Proxy-Connection: keep-alive' http://api.example.test/echo")
 like "$out" '"host": "api.example.test"' "curl http://api.example.test (absolute form)"
