@@ -2,7 +2,7 @@
 # Installed in SBINDIR: it reads /var/log/audit (root or group adm), like ausearch.
 
 AUDIT_SRCS  := audit/logline.c audit/group.c audit/auparse.c audit/analyze.c audit/complete.c \
-               audit/output.c
+               audit/output.c audit/net.c
 AUDIT_LIBS  := $(shell pkg-config --libs audit auparse)
 AUDIT_OBJS  := $(AUDIT_SRCS:%.c=$(B)/%.o)
 AUDIT_SAN   := $(B)/tests/agentbox-audit-san

@@ -290,7 +290,9 @@ ab_rec_num(const struct ab_rec *r, const char *key, int inner, int base, uint64_
  * (audit_encode_nv_string) hex-encode when they hold unsafe bytes. */
 static const char *const hex_fields[] = {
 	"name", "path", "cwd", "exe", "comm", "proctitle", "key", "ocomm", "dir", "data",
-	"acct", "user", "service", "tty", "rhost", "reason", "cmd", "dev", "file", NULL,
+	"acct", "user", "service", "tty", "rhost", "reason", "cmd", "dev", "file",
+	"host", "rule",		/* agentbox-netd's network records */
+	NULL,
 };
 
 static int
