@@ -48,7 +48,7 @@ $(B)/fuzz/fuzz_audit: tests/fuzz/fuzz_audit.c $(AUDIT_SRCS) audit/review.h $(UTI
 ALL            += $(B)/agentbox-audit
 AUDIT_T        := tests/unit/audit_review.t tests/unit/audit_hostile.t \
                   tests/unit/audit_engines.t tests/unit/audit_oracle.t \
-                  tests/unit/audit_sessions.t
+                  tests/unit/audit_sessions.t tests/unit/audit_net.t
 UNIT_TESTS     += $(B)/tests/unit/audit_record $(B)/tests/unit/audit_bookkeeping $(AUDIT_T)
 # The scripts run the sanitizer build of the program: make it before prove runs them.
 $(AUDIT_T): $(AUDIT_SAN)

@@ -226,7 +226,7 @@ ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *
 	const char *end = body_end(r);
 
 	scan(r->body.p, end, 0, &cb);
-	if (!cb.hit) {
+	if (!cb.hit && inner != AB_INNER_ONLY) {
 		cb.want_depth = -1;
 		scan(r->body.p, end, 0, &cb);
 	}

@@ -20,7 +20,8 @@
 #define AB_NETVIEW_MAX	(1u << 16)
 #endif
 
-/* Decode KEY of the record's own fields (inside msg='...') into BUF; returns its length.
+/* Decode KEY of the record's own fields (inside msg='...' only: the header's ses, uid
+ * and auid are the daemon's, never a stand-in for a missing one) into BUF; returns its length.
  * *trunc is set when the value did not fit. */
 static size_t
 field(const struct ab_rec *r, const char *key, char *buf, size_t cap, int *trunc)
@@ -29,7 +30,7 @@ field(const struct ab_rec *r, const char *key, char *buf, size_t cap, int *trunc
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (ab_rec_field(r, key, 1, &raw) != 0)
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
 		return 0;
 	if (ab_val_decode(key, raw, buf, cap, &n) == -ENOSPC && trunc != NULL)
 		*trunc = 1;
@@ -43,11 +44,11 @@ number(const struct ab_rec *r, const char *key, uint64_t *out)
 	struct ab_str raw;
 
 	*out = AB_NET_NONE;
-	if (ab_rec_field(r, key, 1, &raw) != 0)
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
 		return -ENOENT;
 	if (raw.n == 1 && raw.p[0] == '?')
 		return -ENOENT;
-	return ab_rec_num(r, key, 1, 10, out) == 0 ? 0 : -EINVAL;
+	return ab_rec_num(r, key, AB_INNER_ONLY, 10, out) == 0 ? 0 : -EINVAL;
 }
 
 static int

@@ -71,8 +71,11 @@ enum ab_type ab_type_of(const char *name, size_t n);
 /*
  * Find field KEY in the record body; *v is the raw value (quotes kept, hex not decoded).
  * User-space records carry their own fields inside msg='...': with INNER those are
- * searched first, otherwise the outer ones are.  Returns 0 or -ENOENT.
+ * searched first, otherwise the outer ones are; with AB_INNER_ONLY only those (a field
+ * the message lacks is then never the sender's header field of the same name).
+ * Returns 0 or -ENOENT.
  */
+#define AB_INNER_ONLY	2
 int	ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *v);
 /* The same for the enriched translations (UID="root", SYSCALL=openat, ...). */
 int	ab_rec_enriched(const struct ab_rec *r, const char *key, struct ab_str *v);
