@@ -26,11 +26,11 @@ $(B)/tests/unit/audit_record: tests/unit/audit_record.c $(AUDIT_SRCS) audit/revi
 	$(CC) $(CFLAGS) $(SAN) -Iaudit -Itests $(LDFLAGS) -o $@ $< $(AUDIT_SRCS) $(UTIL_LIB_SAN) \
 	  $(AUDIT_LIBS)
 
-# The review's session and domain tables made small, so a few records fill them.
+# The review's session, domain and net view tables made small, so a few records fill them.
 $(B)/tests/unit/audit_bookkeeping: tests/unit/audit_bookkeeping.c $(AUDIT_SRCS) audit/review.h tests/tap.h \
     $(UTIL_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -DMAX_SESSIONS=8 -DMAX_DOMAINS=8 -Iaudit -Itests $(LDFLAGS) -o $@ $< \
+	$(CC) $(CFLAGS) $(SAN) -DMAX_SESSIONS=8 -DMAX_DOMAINS=8 -DAB_NETVIEW_MAX=8 -Iaudit -Itests $(LDFLAGS) -o $@ $< \
 	  $(AUDIT_SRCS) $(UTIL_LIB_SAN) $(AUDIT_LIBS)
 
 # Fixture recorder (tests/fixtures/gen/record): provokes real Landlock, seccomp and DAC
