@@ -807,6 +807,11 @@ net_decision(struct ab_review *rv, const struct ab_rec *r)
 	if (s != NULL) {
 		s->net_records_all++;
 		session_seen(s, d.sec);
+		/* A session whose start was rotated away: its decisions name the user. */
+		if (s->uid == AB_UNSET32)
+			s->uid = d.uid;
+		if (s->user[0] == '\0' && d.user != NULL)
+			copy_cstr(s->user, sizeof(s->user), d.user, strlen(d.user));
 	}
 	if (!n->allowed) {
 		emit(rv, &d, s);

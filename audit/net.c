@@ -172,9 +172,19 @@ hash_bytes(uint64_t h, const void *p, size_t n)
 	return (h ^ 0xff) * 1099511628211ULL;	/* a separator: "ab"+"c" is not "a"+"bc" */
 }
 
+/* B up to its first NUL byte: the row keeps C strings, so a decoded value holding a NUL
+ * (hex-encoded in the record) is keyed by what the row can hold, or it would never match
+ * its own row and fill the table. */
+static struct ab_str
+cut(struct ab_str b)
+{
+	return (struct ab_str){ b.p, strnlen(b.p, b.n) };
+}
+
 static int
 str_eq(const char *a, struct ab_str b)
 {
+	b = cut(b);
 	return strlen(a) == b.n && memcmp(a, b.p, b.n) == 0;
 }
 
@@ -189,14 +199,14 @@ key_hash(const struct ab_netview *v, const struct ab_denial *d)
 		h = hash_bytes(h, n->b_user, strlen(n->b_user));
 		h = hash_bytes(h, &n->uid, sizeof(n->uid));
 	} else {
-		h = hash_bytes(h, d->node.p, d->node.n);
+		h = hash_bytes(h, d->node.p, cut(d->node).n);
 		h = hash_bytes(h, &n->ses, sizeof(n->ses));
 	}
-	h = hash_bytes(h, n->proto.p, n->proto.n);
-	h = hash_bytes(h, n->host.p, n->host.n);
+	h = hash_bytes(h, n->proto.p, cut(n->proto).n);
+	h = hash_bytes(h, n->host.p, cut(n->host).n);
 	h = hash_bytes(h, &n->port, sizeof(n->port));
 	h = hash_bytes(h, &n->allowed, sizeof(n->allowed));
-	return hash_bytes(h, n->reason.p, n->reason.n);
+	return hash_bytes(h, n->reason.p, cut(n->reason).n);
 }
 
 static int

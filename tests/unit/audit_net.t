@@ -184,6 +184,28 @@ grep -v 'agentbox-session-start\|type=LOGIN' "$NS" > "$tmp/nostart.log"
 out=$("$AA" sessions --input "$tmp/nostart.log" 2>/dev/null)
 like "$out" $'202\tabt_net2\t?\t-\t(before the logs)' "start rotated away: the session from its network records"
 
+# A session with only allowed decisions and its start rotated away: its user from them.
+grep -v -e 'agentbox-session-start' -e ':7018)' "$NS" > "$tmp/allowedonly.log"
+like "$("$AA" sessions --user abt_net2 --input "$tmp/allowedonly.log" 2>/dev/null)" $'202\tabt_net2\t' \
+	"allowed decisions alone name the session's user: --user selects it"
+# A host holding a NUL byte (hex 610062), three times: one row of the net view, not three.
+python3 - "$NS" "$tmp/nul.log" <<'PY'
+import sys
+src = open(sys.argv[1]).read().split("\n")[:-1]  # not splitlines(): 0x1d is a line break to it
+rec = ("type=TRUSTED_APP msg=audit(1796050050.000:%d): pid=777 uid=999 auid=1000 ses=5 "
+       "msg='op=agentbox-net ses=201 uid=1101 user=\"abt_net1\" proto=connect event=deny "
+       "host=610062 port=443 addr=? decision=denied rule=\"-\" reason=\"bad-request\" count=1 "
+       "bytes_up=0 bytes_down=0 dur_ms=0 exe=\"/usr/sbin/agentbox-netd\" hostname=? addr=? "
+       "terminal=? res=failed'")
+open(sys.argv[2], "w").write("\n".join(src + [rec % (7023 + i) for i in range(3)]) + "\n")
+PY
+out=$("$AA" net --input "$tmp/nul.log"); rc=$?
+is "$rc" 0 "NUL in a host: complete, exit 0"
+is "$(printf '%s\n' "$out" | grep -c 'bad-request')" 1 "NUL in a host: one row"
+like "$(printf '%s\n' "$out" | grep 'bad-request')" $'\t3\t' "NUL in a host: count 3"
+like "$("$AA" --json --input "$tmp/nul.log" 2>/dev/null | grep -m1 '"serial":7023')" '"host":"a\\u0000b"' \
+	"NUL in a host: JSON keeps the byte"
+
 # 9. Both engines give the same network decisions and net view, on every variant.
 for f in "$NS" "$NR" "$tmp"/{gap,noses,baddecision,longhost,badhex,noquote,nostart}.log; do
 	b=$(basename "$f")
