@@ -65,13 +65,20 @@ json_str_or_null(FILE *f, struct ab_str s)
 		json_str(f, s);
 }
 
+/* V, or null when it is NONE (the value that stands for "not in the record"). */
 static void
-json_u64(FILE *f, uint64_t v)
+json_u64_unless(FILE *f, uint64_t v, uint64_t none)
 {
-	if (v == AB_UNSET32)
+	if (v == none)
 		fputs("null", f);
 	else
 		fprintf(f, "%ju", (uintmax_t)v);
+}
+
+static void
+json_u64(FILE *f, uint64_t v)
+{
+	json_u64_unless(f, v, AB_UNSET32);
 }
 
 static void
@@ -91,14 +98,28 @@ fmt_time(char *buf, size_t cap, uint64_t sec, uint32_t ms, int utc, int iso)
 		strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-/* A number a network record may leave out (AB_NET_NONE): null then. */
+/* A number a network record may leave out (AB_NET_NONE): null then.  Not json_u64: a
+ * byte count may well be 4294967295. */
 static void
 json_num(FILE *f, uint64_t v)
 {
-	if (v == AB_NET_NONE)
-		fputs("null", f);
-	else
-		fprintf(f, "%ju", (uintmax_t)v);
+	json_u64_unless(f, v, AB_NET_NONE);
+}
+
+/* ,"KEY":"value" (or null when empty), and ,"KEY":number (or null when not given): the
+ * network objects' fields, one call each. */
+static void
+kv_str(FILE *f, const char *key, struct ab_str v)
+{
+	fprintf(f, ",\"%s\":", key);
+	json_str_or_null(f, v);
+}
+
+static void
+kv_num(FILE *f, const char *key, uint64_t v)
+{
+	fprintf(f, ",\"%s\":", key);
+	json_num(f, v);
 }
 
 /* The fields a network decision adds (DESIGN.md: host port addr decision rule bytes_up
@@ -106,26 +127,18 @@ json_num(FILE *f, uint64_t v)
 static void
 net_json(FILE *f, const struct ab_net *n)
 {
-	fputs(",\"proto\":", f);
-	json_str_or_null(f, n->proto);
-	fputs(",\"event\":", f);
-	json_str_or_null(f, str_of_cstr(n->b_event[0] ? n->b_event : NULL));
-	fputs(",\"host\":", f);
-	json_str_or_null(f, n->host);
+	kv_str(f, "proto", n->proto);
+	kv_str(f, "event", str_of_cstr(n->b_event));
+	kv_str(f, "host", n->host);
 	if (n->host_truncated)
 		fputs(",\"host_truncated\":true", f);
-	fputs(",\"port\":", f);
-	json_num(f, n->port);
-	fprintf(f, ",\"decision\":\"%s\",\"reason\":", n->allowed ? "allowed" : "denied");
-	json_str_or_null(f, n->reason);
-	fputs(",\"count\":", f);
-	json_num(f, n->count);
-	fputs(",\"bytes_up\":", f);
-	json_num(f, n->bytes_up);
-	fputs(",\"bytes_down\":", f);
-	json_num(f, n->bytes_down);
-	fputs(",\"dur_ms\":", f);
-	json_num(f, n->dur_ms);
+	kv_num(f, "port", n->port);
+	fprintf(f, ",\"decision\":\"%s\"", n->allowed ? "allowed" : "denied");
+	kv_str(f, "reason", n->reason);
+	kv_num(f, "count", n->count);
+	kv_num(f, "bytes_up", n->bytes_up);
+	kv_num(f, "bytes_down", n->bytes_down);
+	kv_num(f, "dur_ms", n->dur_ms);
 	if (n->malformed)
 		fputs(",\"malformed\":true", f);
 }
@@ -548,22 +561,15 @@ netrow_json(FILE *f, const struct ab_netrow *w, int by_user)
 
 	fputs("{\"v\":1,\"session\":", f);
 	json_u64(f, by_user ? AB_UNSET32 : w->ses);
-	fputs(",\"node\":", f);
-	json_str_or_null(f, str_of_cstr(by_user ? NULL : w->node));
-	fputs(",\"user\":", f);
-	json_str_or_null(f, str_of_cstr(w->user));
-	fputs(",\"uid\":", f);
-	json_u64(f, w->uid);
-	fputs(",\"proto\":", f);
-	json_str_or_null(f, str_of_cstr(w->proto));
-	fputs(",\"host\":", f);
-	json_str_or_null(f, str_of_cstr(w->host));
-	fputs(",\"port\":", f);
-	json_num(f, w->port);
-	fprintf(f, ",\"decision\":\"%s\",\"reason\":", w->allowed ? "allowed" : "denied");
-	json_str_or_null(f, str_of_cstr(w->reason));
-	fputs(",\"rule\":", f);
-	json_str_or_null(f, str_of_cstr(w->rule));
+	kv_str(f, "node", str_of_cstr(by_user ? NULL : w->node));
+	kv_str(f, "user", str_of_cstr(w->user));
+	kv_num(f, "uid", w->uid == AB_UNSET32 ? AB_NET_NONE : w->uid);
+	kv_str(f, "proto", str_of_cstr(w->proto));
+	kv_str(f, "host", str_of_cstr(w->host));
+	kv_num(f, "port", w->port);
+	fprintf(f, ",\"decision\":\"%s\"", w->allowed ? "allowed" : "denied");
+	kv_str(f, "reason", str_of_cstr(w->reason));
+	kv_str(f, "rule", str_of_cstr(w->rule));
 	fprintf(f, ",\"count\":%ju,\"closed\":%ju,\"bytes_up\":%ju,\"bytes_down\":%ju",
 	    (uintmax_t)w->count, (uintmax_t)w->closes, (uintmax_t)w->bytes_up,
 	    (uintmax_t)w->bytes_down);
