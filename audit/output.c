@@ -211,6 +211,8 @@ net_object(char *buf, size_t cap, const struct ab_net *n)
 
 	o = (size_t)snprintf(buf, cap, memchr(n->host.p, ':', n->host.n) ? "[%.*s]" : "%.*s",
 	    (int)n->host.n, n->host.p);
+	if (n->host_truncated && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, "...(host truncated)");
 	if (n->port != AB_NET_NONE && o < cap)
 		o += (size_t)snprintf(buf + o, cap - o, ":%ju", (uintmax_t)n->port);
 	if (n->addr.n > 0 && o < cap)
@@ -594,7 +596,9 @@ netrow_text(struct ab_out *o, const struct ab_netrow *w)
 	fmt_time(last, sizeof(last), w->last_sec, 0, o->utc, 0);
 	if (w->allowed)
 		snprintf(detail, sizeof(detail), "up %ju down %ju%s%s%s", (uintmax_t)w->bytes_up,
-		    (uintmax_t)w->bytes_down, w->closes < w->count ? " (not all closed)" : "",
+		    (uintmax_t)w->bytes_down,
+		    /* a DNS answer has no connection to close */
+		    w->closes < w->count && strcmp(w->proto, "dns") != 0 ? " (not all closed)" : "",
 		    w->rule[0] ? "  rule " : "", w->rule);
 	else
 		snprintf(detail, sizeof(detail), "%s%s%s", w->reason[0] ? w->reason : "-",

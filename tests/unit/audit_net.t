@@ -171,6 +171,8 @@ is "$("$AA" --json --kind net --input "$tmp/noses.log" 2>/dev/null | grep '"seri
 	"noses: no session, not the header's 5"
 out=$("$AA" --json --kind net --input "$tmp/longhost.log" 2>/dev/null | grep '"serial":7011')
 like "$out" '"host_truncated":true' "12000-byte host: decoded, truncated, and said so"
+like "$("$AA" --input "$tmp/longhost.log" --kind net 2>/dev/null | grep $'\t7011\t')" "...(host truncated):443" \
+	"12000-byte host: the table says it is truncated"
 "$AA" --input "$tmp/longhost.log" >/dev/null 2>&1; is "$?" 0 "12000-byte host: no crash (ASan), record complete"
 for t in badhex noquote; do
 	"$AA" --kind net --input "$tmp/$t.log" >/dev/null 2>&1; rc=$?
