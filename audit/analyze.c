@@ -727,6 +727,18 @@ host_note(struct ab_str p)
 	return NULL;
 }
 
+/* A denial or network decision of session S: the session's span, and for a session
+ * whose start record was rotated away, its uid and user from what names them. */
+static void
+session_met(struct ab_session *s, const struct ab_denial *d)
+{
+	session_seen(s, d->sec);
+	if (s->uid == AB_UNSET32)
+		s->uid = d->uid;
+	if (s->user[0] == '\0' && d->user != NULL)
+		copy_cstr(s->user, sizeof(s->user), d->user, strlen(d->user));
+}
+
 /*
  * Every denial makes its session known, whatever the filters: which sessions there are,
  * and how many denials each has in all, must not depend on --kind or --path (the
@@ -742,12 +754,7 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 		s = session_of(rv, d->node, d->ses);
 	if (s != NULL) {
 		s->denials_all++;
-		session_seen(s, d->sec);
-		/* A session whose start record was rotated away: its denials name the user. */
-		if (s->uid == AB_UNSET32)
-			s->uid = d->uid;
-		if (s->user[0] == '\0' && d->user != NULL)
-			copy_cstr(s->user, sizeof(s->user), d->user, strlen(d->user));
+		session_met(s, d);
 	}
 	if (!passes(rv, d))
 		return;
@@ -801,17 +808,11 @@ net_decision(struct ab_review *rv, const struct ab_rec *r)
 	d.access = n->proto;
 	d.addr = n->addr;
 	snprintf(d.rule, sizeof(d.rule), "agentbox-netd");
-	if ((s = session_of(rv, d.node, d.ses)) == NULL)
-		rv->st.net_unattributed++;
+	s = session_of(rv, d.node, d.ses);	/* NULL: no ses (malformed), or table full */
 	d.user = n->b_user[0] != '\0' ? n->b_user : s != NULL && s->user[0] != '\0' ? s->user : NULL;
 	if (s != NULL) {
 		s->net_records_all++;
-		session_seen(s, d.sec);
-		/* A session whose start was rotated away: its decisions name the user. */
-		if (s->uid == AB_UNSET32)
-			s->uid = d.uid;
-		if (s->user[0] == '\0' && d.user != NULL)
-			copy_cstr(s->user, sizeof(s->user), d.user, strlen(d.user));
+		session_met(s, &d);
 	}
 	if (!n->allowed) {
 		emit(rv, &d, s);

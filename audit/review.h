@@ -323,7 +323,6 @@ struct ab_review_stats {
 	uint64_t	 net_shown;		/* decisions handed to FN */
 	uint64_t	 net_malformed;		/* not what the contract says (counted, listed
 						 * when not plainly allowed) */
-	uint64_t	 net_unattributed;	/* without a session: in no session's counts */
 };
 
 struct ab_review;
