@@ -609,7 +609,7 @@ main(int argc, char **argv)
 	else if (cmd == CMD_SUMMARY)
 		ab_out_summary(&out, rv);
 	else if (cmd == CMD_NET)
-		ab_out_net(&out, st.net);
+		ab_out_net(&out, st.net, rv);
 
 	/* 7. Completeness, with every review: "no denials" must never mean "could not see". */
 	{

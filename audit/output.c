@@ -620,7 +620,7 @@ netrow_text(struct ab_out *o, const struct ab_netrow *w)
 }
 
 void
-ab_out_net(struct ab_out *o, const struct ab_netview *v)
+ab_out_net(struct ab_out *o, const struct ab_netview *v, const struct ab_review *rv)
 {
 	const struct ab_netrow *w;
 	int by_user = ab_netview_by_user(v);
@@ -651,7 +651,8 @@ ab_out_net(struct ab_out *o, const struct ab_netview *v)
 		netrow_text(o, w);
 	}
 	if (i == 0 && !o->json)
-		fputs("no network decisions in the records read match the filters\n", o->f);
+		fputs(ab_review_filtering(rv) ? "no network decisions in the records read match "
+		    "the filters\n" : "no network decisions in the records read\n", o->f);
 }
 
 /* ---- completeness ---------------------------------------------------------------------- */

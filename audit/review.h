@@ -382,7 +382,7 @@ struct ab_out {
 void	ab_out_denial(void *out, const struct ab_denial *d);
 void	ab_out_sessions(struct ab_out *o, const struct ab_review *rv);
 void	ab_out_summary(struct ab_out *o, const struct ab_review *rv);
-void	ab_out_net(struct ab_out *o, const struct ab_netview *v);
+void	ab_out_net(struct ab_out *o, const struct ab_netview *v, const struct ab_review *rv);
 
 /* Everything the completeness report says, gathered by main. */
 struct ab_facts {

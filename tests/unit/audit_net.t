@@ -124,6 +124,8 @@ is "$("$AA" net --json --user abt_net2 --input "$NS" 2>/dev/null | wc -l)" 2 "ne
 is "$("$AA" net --json --session 5 --input "$NS" 2>/dev/null | wc -l)" 0 "net --session 5 (the daemon's): none"
 like "$("$AA" net --session 999 --input "$NS")" "no network decisions in the records read match the filters" \
 	"net: an empty selection said in words"
+like "$("$AA" net --input "$FX/multi-session.log")" "no network decisions in the records read" \
+	"net: a log without network records says so"
 "$AA" net --by host --input "$NS" >/dev/null 2>&1; is "$?" 2 "net --by host: usage error"
 
 # 6. The node= variant (raw format, audisp-remote): the same, with the node.
