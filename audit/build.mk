@@ -39,6 +39,12 @@ $(B)/tests/record-session: tests/fixtures/gen/record-session.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(shell pkg-config --libs audit libseccomp)
 
+# Fixture recorder (tests/fixtures/gen/net-record): agentbox-netd's records, sent through
+# libaudit to the host's auditd as the daemon sends them (net-recorded.log).
+$(B)/tests/net-record: tests/fixtures/gen/net-record.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(shell pkg-config --libs audit)
+
 $(B)/fuzz/fuzz_audit: tests/fuzz/fuzz_audit.c $(AUDIT_SRCS) audit/review.h $(UTIL_SRCS) $(UTIL_HDRS)
 	@mkdir -p $(@D)
 	clang -g -O1 -std=gnu11 -Iaudit -Ilib -I$(B) -fsanitize=fuzzer,address,undefined \

@@ -59,9 +59,9 @@ is(const char *s, const char *what)
 
 /* The fields every record must have, checked against the contract's values. */
 static int
-check(struct ab_net *n, int have_ses, int have_uid)
+check(struct ab_net *n, int have_ses, int have_uid, int have_host)
 {
-	int ok = have_ses && have_uid && n->ses != AB_UNSET32 && n->host.n > 0;
+	int ok = have_ses && have_uid && have_host && n->ses != AB_UNSET32;
 
 	if (is(n->b_decision, "allowed"))
 		n->allowed = 1;
@@ -82,7 +82,8 @@ int
 ab_net_parse(const struct ab_rec *r, struct ab_net *n)
 {
 	char op[32];
-	int have_ses, have_uid, bad = 0;
+	int have_ses, have_uid, have_host, bad = 0;
+	struct ab_str raw;
 
 	if (r->t != AB_T_TRUSTED_APP)
 		return 1;
@@ -101,8 +102,13 @@ ab_net_parse(const struct ab_rec *r, struct ab_net *n)
 	n->proto.p = n->b_proto;
 	field(r, "event", n->b_event, sizeof(n->b_event), NULL);
 	field(r, "decision", n->b_decision, sizeof(n->b_decision), NULL);
+	/* host="?": the daemon never learnt it (a timeout or limit before the request head,
+	 * a head it could not parse): unknown, which is not malformed; no host= at all is. */
+	have_host = ab_rec_field(r, "host", AB_INNER_ONLY, &raw) == 0;
 	n->host.n = field(r, "host", n->b_host, sizeof(n->b_host), &n->host_truncated);
 	n->host.p = n->b_host;
+	if (n->host.n == 1 && n->b_host[0] == '?')
+		n->host.n = 0;
 	/* libaudit appends its own addr= after the message: the first one is the daemon's. */
 	n->addr.n = field(r, "addr", n->b_addr, sizeof(n->b_addr), NULL);
 	n->addr.p = n->b_addr;
@@ -121,7 +127,7 @@ ab_net_parse(const struct ab_rec *r, struct ab_net *n)
 	bad |= number(r, "dur_ms", &n->dur_ms) == -EINVAL;
 	/* No count: one attempt.  A count of 0 says nothing happened: read as one too. */
 	n->attempts = n->count == AB_NET_NONE || n->count == 0 ? 1 : n->count;
-	if (!check(n, have_ses, have_uid) || bad) {
+	if (!check(n, have_ses, have_uid, have_host) || bad) {
 		n->malformed = 1;
 		return -EINVAL;
 	}

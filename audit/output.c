@@ -210,7 +210,7 @@ net_object(char *buf, size_t cap, const struct ab_net *n)
 	size_t o;
 
 	o = (size_t)snprintf(buf, cap, memchr(n->host.p, ':', n->host.n) ? "[%.*s]" : "%.*s",
-	    (int)n->host.n, n->host.p);
+	    (int)(n->host.n ? n->host.n : 1), n->host.n ? n->host.p : "?");
 	if (n->host_truncated && o < cap)
 		o += (size_t)snprintf(buf + o, cap - o, "...(host truncated)");
 	if (n->port != AB_NET_NONE && o < cap)
@@ -588,7 +588,7 @@ netrow_text(struct ab_out *o, const struct ab_netrow *w)
 	char host[1100], cnt[24], first[64], last[64], detail[700];
 	FILE *f = o->f;
 
-	snprintf(host, sizeof(host), strchr(w->host, ':') ? "[%s]" : "%s", w->host);
+	snprintf(host, sizeof(host), strchr(w->host, ':') ? "[%s]" : "%s", w->host[0] ? w->host : "?");
 	if (w->port != AB_NET_NONE)
 		snprintf(host + strlen(host), sizeof(host) - strlen(host), ":%ju", (uintmax_t)w->port);
 	snprintf(cnt, sizeof(cnt), "%ju", (uintmax_t)w->count);

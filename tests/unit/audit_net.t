@@ -134,6 +134,27 @@ like "$("$AA" --json --kind net --session 201 --input "$NR" 2>/dev/null | head -
 	"node variant: node, session and user (from the body: no enriched names)"
 like "$("$AA" sessions --input "$NR")" "connections 2 allowed, 42 denied" "node variant: connection counts"
 
+# 6b. Recorded from this host's auditd (tests/fixtures/gen/net-record: libaudit's
+# audit_log_user_message and audit_encode_nv_string, as the daemon sends them).
+REC=$FX/net-recorded.log
+"$AA" --json --kind net --input "$REC" 2>"$tmp/rec.err" > "$tmp/rec.json"; rc=$?
+# No login was made for it: the session's start is not in the records, which the report
+# says (the net session's open is the daemon's, not the login's).
+is "$rc" 1 "recorded: no session start in it, exit 1"
+like "$(cat "$tmp/rec.err")" "1 session(s) with denials started before the oldest record read" \
+	"recorded: the missing start is reported"
+is "$(python3 -c 'import json, sys; print(len(json.load(sys.stdin)["completeness"]["problems"]))' < "$tmp/rec.err")" 1 \
+	"recorded: one problem in all"
+is "$(vals event < "$tmp/rec.json")" "open deny deny deny close" "recorded: every decision, in order"
+is "$(vals session < "$tmp/rec.json" | tr ' ' '\n' | sort -u)" 3900000001 \
+	"recorded: the body's session (the header's is unset)"
+is "$(grep '"proto":"http"' "$tmp/rec.json" | vals host)" $'ev"il\x1b[2J\xc3\xa9.example' \
+	"recorded: libaudit's hex of a hostile host decoded exactly"
+is "$(grep '"count":5' "$tmp/rec.json" | vals rule)" "/etc/agentbox/policy.d/deny.conf:3 (*.pastebin.com)" \
+	"recorded: a rule with spaces (hex) decoded"
+like "$("$AA" sessions --input "$REC")" "connections 1 allowed, 7 denied (proxy ended: logout)" \
+	"recorded: the session's connection counts"
+
 # 7. Completeness covers these records: one missing is a serial gap.
 grep -v ':7010)' "$NS" > "$tmp/gap.log"
 out=$("$AA" --input "$tmp/gap.log"); rc=$?
