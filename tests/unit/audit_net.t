@@ -180,6 +180,16 @@ long=$(python3 -c 'print("41" * 6000)')
 hostile longhost "s/host=\"api.anthropic.com\"/host=$long/"
 hostile badhex 's/host="api.anthropic.com"/host=4G41/'
 hostile noquote "s/res=success'/res=success/"
+# host="?" port=0: the daemon decided before it knew a host (timeout, limit, bad-request;
+# seen in its real records): an unknown host, not a malformed record, quoted or bare.
+for h in '"?"' '?'; do
+	hostile unknownhost "s/host=\"api.anthropic.com\" port=443/host=$h port=0/"
+	out=$("$AA" --input "$tmp/unknownhost.log" --kind net 2>&1); rc=$?
+	is "$rc" 0 "host=$h: complete (exit 0)"
+	like "$(printf '%s\n' "$out" | grep $'\t7011\t')" $'gateway open\t-\t-\t?:0' "host=$h: shown as ?:0"
+	is "$("$AA" --json --kind net --input "$tmp/unknownhost.log" 2>/dev/null | grep '"serial":7011' | vals host)" None \
+		"host=$h: JSON host null"
+done
 for t in noses nouid baddecision denyallowed badcount bigport nohost hugecount; do
 	out=$("$AA" --input "$tmp/$t.log" 2>&1); rc=$?
 	is "$rc" 1 "$t: not COMPLETE (exit 1)"
