@@ -71,32 +71,20 @@ check(struct ab_net *n, int have_ses, int have_uid, int have_host)
 		ok = 0;
 	/* event=deny is a denied decision, open and close allowed ones: a record that says
 	 * otherwise is read as denied (listed, never hidden) and counted malformed. */
-	if (n->allowed && is(n->b_event, "deny"))
+	if (n->allowed != !is(n->b_event, "deny"))
 		ok = n->allowed = 0;
 	if (n->port != AB_NET_NONE && n->port > 65535)
 		ok = 0;
 	return ok;
 }
 
-int
-ab_net_parse(const struct ab_rec *r, struct ab_net *n)
+/* The text fields of R into N; returns whether R has a host= at all. */
+static int
+strings(const struct ab_rec *r, struct ab_net *n)
 {
-	char op[32];
-	int have_ses, have_uid, have_host, bad = 0;
 	struct ab_str raw;
+	int have_host;
 
-	if (r->t != AB_T_TRUSTED_APP)
-		return 1;
-	field(r, "op", op, sizeof(op), NULL);
-	if (!is(op, "agentbox-net"))
-		return 1;
-	memset(n, 0, sizeof(*n));
-	have_ses = number(r, "ses", &n->ses) == 0;
-	have_uid = number(r, "uid", &n->uid) == 0;
-	if (!have_ses)
-		n->ses = AB_UNSET32;
-	if (!have_uid)
-		n->uid = AB_UNSET32;
 	field(r, "user", n->b_user, sizeof(n->b_user), NULL);
 	n->proto.n = field(r, "proto", n->b_proto, sizeof(n->b_proto), NULL);
 	n->proto.p = n->b_proto;
@@ -120,6 +108,28 @@ ab_net_parse(const struct ab_rec *r, struct ab_net *n)
 		n->rule.n = 0;
 	if (n->reason.n == 1 && n->b_reason[0] == '-')
 		n->reason.n = 0;
+	return have_host;
+}
+
+int
+ab_net_parse(const struct ab_rec *r, struct ab_net *n)
+{
+	char op[32];
+	int have_ses, have_uid, have_host, bad = 0;
+
+	if (r->t != AB_T_TRUSTED_APP)
+		return 1;
+	field(r, "op", op, sizeof(op), NULL);
+	if (!is(op, "agentbox-net"))
+		return 1;
+	memset(n, 0, sizeof(*n));
+	have_ses = number(r, "ses", &n->ses) == 0;
+	have_uid = number(r, "uid", &n->uid) == 0;
+	if (!have_ses)
+		n->ses = AB_UNSET32;
+	if (!have_uid)
+		n->uid = AB_UNSET32;
+	have_host = strings(r, n);
 	bad |= number(r, "port", &n->port) == -EINVAL;
 	bad |= number(r, "count", &n->count) == -EINVAL;
 	bad |= number(r, "bytes_up", &n->bytes_up) == -EINVAL;

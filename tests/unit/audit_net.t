@@ -172,6 +172,7 @@ hostile noses 's/ses=201 uid=1101 user="abt_net1" proto/uid=1101 user="abt_net1"
 hostile nouid 's/ses=201 uid=1101 user/ses=201 user/'
 hostile baddecision 's/decision=allowed/decision=maybe/'
 hostile denyallowed 's/event=open/event=deny/'
+hostile opendenied 's/decision=allowed/decision=denied/'
 hostile badcount 's/count=1 /count=1x /'
 hostile bigport 's/port=443/port=70000/'
 hostile nohost 's/host="api.anthropic.com" //'
@@ -190,13 +191,13 @@ for h in '"?"' '?'; do
 	is "$("$AA" --json --kind net --input "$tmp/unknownhost.log" 2>/dev/null | grep '"serial":7011' | vals host)" None \
 		"host=$h: JSON host null"
 done
-for t in noses nouid baddecision denyallowed badcount bigport nohost hugecount; do
+for t in noses nouid baddecision denyallowed opendenied badcount bigport nohost hugecount; do
 	out=$("$AA" --input "$tmp/$t.log" 2>&1); rc=$?
 	is "$rc" 1 "$t: not COMPLETE (exit 1)"
 	like "$out" "1 agentbox-netd record(s) malformed" "$t: the malformed record counted"
 	is "$(count --json --kind net --input "$tmp/$t.log")" 12 "$t: still listed (12 decisions)"
 done
-for t in baddecision denyallowed; do
+for t in baddecision denyallowed opendenied; do
 	is "$("$AA" --json --input "$tmp/$t.log" 2>/dev/null | grep '"serial":7011' | vals decision)" denied \
 		"$t: not plainly allowed, so listed among the denials"
 done
