@@ -1,8 +1,8 @@
 /*
  * agentbox-audit internals: one audit log line (logline.c), records grouped into events
  * (group.c: the streaming fast path; auparse.c: libauparse, the reference), events turned
- * into denials, sessions and completeness facts (analyze.c, complete.c), and printed
- * (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
+ * into denials, sessions and completeness facts (analyze.c, complete.c; agentbox-netd's
+ * network records: net.c), and printed (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
  * only main.c and output.c write to stdout/stderr.
  */
 #ifndef AB_REVIEW_H
