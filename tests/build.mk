@@ -41,7 +41,7 @@ $(AUDIT_SMALL): $(B)/san/small/%.o: %.c | $(B)/config.h $(B)/pkgs.ok
 	@mkdir -p $(@D)
 	$(COMPILE_SAN)
 $(AUDIT_SMALL) $(TS)/audit_bookkeeping.o: CPPFLAGS_DIR = -Itests -Iaudit -DMAX_SESSIONS=8 \
-    -DMAX_DOMAINS=8
+    -DMAX_DOMAINS=8 -DAB_NETVIEW_MAX=8
 $(T)/unit/audit_bookkeeping: $(TS)/audit_bookkeeping.o $(AUDIT_SMALL)
 $(T)/unit/audit_bookkeeping: TEST_LIBS = $(AUDIT_LIBS)
 # admin/'s pure helpers.
@@ -107,6 +107,11 @@ $(T)/pam_try_san: $(TS)/pam_try.o
 # records as the test user abt_aud1.
 $(T)/record-session: $(B)/tests/fixtures/gen/record-session.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call pkg,--libs audit libseccomp)
+
+# Fixture recorder (tests/fixtures/gen/net-record): agentbox-netd's records sent through
+# libaudit to the host's auditd, for tests/fixtures/net-recorded.log (made by hand).
+$(T)/net-record: $(B)/tests/fixtures/gen/net-record.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call pkg,--libs audit)
 
 # The escape suite's attack program runs inside the box, as the agent: normal flags
 # (sanitizer runtimes would only add noise there).
