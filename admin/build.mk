@@ -4,7 +4,7 @@
 ADMIN_SRCS    := $(sort $(wildcard admin/*.c))
 ADMIN_OBJS    := $(ADMIN_SRCS:admin/%.c=$(B)/admin/%.o)
 ADMIN_PKGS    := audit libacl
-ADMIN_CFLAGS  := $(shell pkg-config --cflags $(ADMIN_PKGS)) -I$(B)/admin \
+ADMIN_CFLAGS  := $(shell pkg-config --cflags $(ADMIN_PKGS)) -I$(B)/admin -Inetd \
                  -DAB_PAMDIR='"$(PAMDIR)"'
 ADMIN_LIBS    := $(shell pkg-config --libs $(ADMIN_PKGS))
 ADMIN_BIN     := $(B)/agentbox
@@ -22,8 +22,11 @@ $(B)/admin/%.o: admin/%.c admin/admin.h admin/cmd.h policy/policy.h $(B)/config.
 		$(B)/admin/pam_profile.h | $(B)/admin
 	$(CC) $(CFLAGS) $(ADMIN_CFLAGS) -c -o $@ $<
 
-$(ADMIN_BIN): $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS)
+# check's public-suffix test (netd/hostcheck.c, libpsl): never in the policy library,
+# which the PAM module links.
+$(ADMIN_BIN): $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) \
+	  $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS) $(shell pkg-config --libs libpsl)
 
 ALL += $(ADMIN_BIN)
 
