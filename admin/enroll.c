@@ -490,7 +490,7 @@ static void
 usage_enroll(FILE *f)
 {
 	fprintf(f, "usage: agentbox enroll USER --project DIR [--project DIR ...] "
-	    "[--network none|loopback|host|tcp:PORT,...] [--dry-run] [--quiet]\n");
+	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--dry-run] [--quiet]\n");
 }
 
 /* Enroll stops at the first failed step (rerunning it repairs the rest), naming the
