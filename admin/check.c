@@ -238,23 +238,26 @@ loads(const char *root, const char *file, const char *user)
 
 /*
  * The check the PAM module cannot make (it never links libpsl): no host rule of any
- * user's policy is a wildcard on a public suffix.  0, or 1 after saying which.
+ * user's policy is a wildcard on a public suffix.  0, or 1 after saying which.  Also
+ * warns about credential files agentbox-netd would refuse to read.
  */
 static int
 check_suffixes(const char *root, const char *file, const struct ab_strv *users)
 {
-	struct ab_strv reported = { 0 };
+	struct ab_strv reported = { 0 }, files = { 0 };
 	struct ab_policy *p;
 	size_t i;
-	int r = 0;
+	int r = 0, c;
 
 	for (i = 0; i < users->n && r != -ENOENT && r != -ENOMEM; i++) {
 		if (load(root, file, users->v[i], &p) != 0)
 			continue;	/* valid as a set: only a fact about the host, reported */
-		if (admin_hostrules_check(p, &reported) != 0)
-			r = r != 0 ? r : -EINVAL;
+		if ((c = admin_hostrules_check(p, &reported)) != 0)
+			r = c == -ENOENT || c == -ENOMEM ? c : -EINVAL;
+		admin_creds_warn(p, &files);
 		ab_policy_free(p);
 	}
+	ab_strv_free(&files);
 	if (r != 0)
 		fprintf(stderr, "agentbox check: policy invalid: %zu wildcard host rule%s on "
 		    "a public suffix%s\n", reported.n, reported.n == 1 ? "" : "s",

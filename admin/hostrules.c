@@ -6,13 +6,18 @@
  *     to everyone; the library already refuses a bare "*" by syntax;
  *   - what does agentbox-netd decide for USER and HOST[:PORT]?  The same deny-wins
  *     decision (netd/host.c ab_netd_decide), with where the deciding rule is written.
+ * And one warning: a credential's secret file that agentbox-netd would refuse to read.
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "abutil.h"
 #include "cmd.h"
@@ -132,4 +137,49 @@ admin_host_decide(const struct ab_policy *p, const char *hostport)
 	free(rules);
 	free(srcs);
 	return v.allow ? 0 : 4;
+}
+
+/* Why agentbox-netd would refuse FILE (root:agentbox-netd, mode 0640), or NULL. */
+static const char *
+secret_file_why(const char *file)
+{
+	struct group *g;
+	struct stat st;
+	int fd;
+
+	/* O_PATH: look at the file without reading the secret. */
+	if ((fd = open(file, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? "does not exist" : "cannot be opened (or is a symlink)";
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return "cannot be examined";
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode))
+		return "is not a regular file";
+	if (st.st_uid != 0)
+		return "is not owned by root";
+	if ((g = getgrnam("agentbox-netd")) == NULL || st.st_gid != g->gr_gid)
+		return "is not in group agentbox-netd";
+	if ((st.st_mode & 07777) != 0640)
+		return "does not have mode 0640";
+	return NULL;
+}
+
+void
+admin_creds_warn(const struct ab_policy *p, struct ab_strv *reported)
+{
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < p->ncreds; i++) {
+		const char *file = p->creds[i].file;
+
+		if (ab_strv_has(reported, file) || (why = secret_file_why(file)) == NULL)
+			continue;
+		fprintf(stderr, "agentbox check: warning: [credential:%s] file %s %s: "
+		    "agentbox-netd refuses sessions using it (want root:agentbox-netd, 0640)\n",
+		    p->creds[i].name, file, why);
+		(void)ab_strv_push(reported, file);	/* only repeats a warning if it fails */
+	}
 }

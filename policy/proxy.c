@@ -178,22 +178,29 @@ check_cred(struct ab_pset *ps, const struct ab_psect *s)
 			    ps->files[hdr->file], hdr->line, s->name, ab_policy_key(k)->name);
 }
 
+/* Append S to V (N used, *CAP allocated), doubling: a hostile 4 MiB policy can hold a
+ * hundred thousand sections, and growing by one would copy quadratically. */
 static int
-push_sect(struct ab_psect **v, size_t *n, const struct ab_psect *s)
+push_sect(struct ab_psect **v, size_t *n, size_t *cap, const struct ab_psect *s)
 {
 	struct ab_psect *nv;
 
-	if ((nv = reallocarray(*v, *n + 1, sizeof(**v))) == NULL)
-		return -ENOMEM;
-	nv[(*n)++] = *s;
-	*v = nv;
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+
+		if ((nv = reallocarray(*v, c, sizeof(**v))) == NULL)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *s;
 	return 0;
 }
 
 int
 ab_proxy_collect(struct ab_pset *ps, const size_t *idx, size_t n, struct ab_proxy *px)
 {
-	size_t a, b;
+	size_t a, b, capsets = 0, capcreds = 0;
 	int r;
 
 	for (a = 0; a < n; a = b) {
@@ -210,8 +217,8 @@ ab_proxy_collect(struct ab_pset *ps, const size_t *idx, size_t n, struct ab_prox
 		check_headers(ps, &s);
 		if (e->skind == AB_SECT_CRED)
 			check_cred(ps, &s);
-		r = e->skind == AB_SECT_HOSTS ? push_sect(&px->sets, &px->nsets, &s) :
-		    push_sect(&px->creds, &px->ncreds, &s);
+		r = e->skind == AB_SECT_HOSTS ? push_sect(&px->sets, &px->nsets, &capsets, &s) :
+		    push_sect(&px->creds, &px->ncreds, &capcreds, &s);
 		if (r != 0)
 			return r;
 	}

@@ -224,6 +224,17 @@ is "$rc" 0 "wildcards below a public suffix are fine: exit 0"
 like "$out" "  allow_host         \\*.example.co.uk  \\($T/psl.conf:4\\)" \
     "  printed with where each rule is written"
 
+# A credential file agentbox-netd would refuse (root:agentbox-netd 0640 only) is a
+# warning: the policy stays valid, the admin learns before the first login fails.
+printf 's3cret\n' > "$T/secret"; chmod 0600 "$T/secret"
+for f in "$T/secret" "$T/no-such-secret"; do
+	printf '[user:px]\nproject = %s\nnetwork = proxy\ncredential = c\n[credential:c]\nhost = api.example.com\nheader = x-api-key\nfile = %s\nenv = K\n' \
+	    "$T/proj" "$f" > "$T/cred.conf"
+	run "$T/cred.conf"
+	is "$rc" 0 "credential file $f: still valid (exit 0)"
+	like "$err" "warning: \\[credential:c] file $f " "  but warned about"
+done
+
 # 6. Usage errors: exit 2.
 run --bogus
 is "$rc" 2 "unknown option: exit 2"

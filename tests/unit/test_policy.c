@@ -1075,6 +1075,9 @@ proxy_refused(const char *conf, unsigned int line, const char *want, const char 
 }
 
 #define PROXY_USER "[user:u]\nproject = @P1@\nnetwork = proxy\n"	/* lines 1-3 */
+/* A whole [credential:NAME] setting ENV: five lines. */
+#define CRED(NAME, HOST, ENV) "[credential:" NAME "]\nhost = " HOST "\nheader = h\n" \
+	"file = /s\nenv = " ENV "\n"
 
 static void
 test_proxy_values(void)
@@ -1149,10 +1152,9 @@ test_proxy_sections(void)
 		  "[credential:c] has no file (required)", "credential without file" },
 		{ PROXY_USER "[credential:c]\nhost = a.example\nheader = h\nfile = /s\n", 4,
 		  "[credential:c] has no env (required)", "credential without env" },
-		{ PROXY_USER "[credential:c]\nhost = a.example\nheader = h\nfile = /s\nenv = K\n"
-		  "header = i\n", 9, "header given twice in [credential:c]", "key given twice" },
-		{ PROXY_USER "[credential:c]\nhost = a.example\nheader = h\nfile = /s\nenv = K\n"
-		  "[credential:c]\nhost = a.example\nheader = h\nfile = /s\nenv = K\n", 9,
+		{ PROXY_USER CRED("c", "a.example", "K") "header = i\n", 9, "header given twice in [credential:c]", "key given twice" },
+		{ PROXY_USER CRED("c", "a.example", "K")
+		  CRED("c", "a.example", "K"), 9,
 		  "[credential:c] again (first at", "duplicate credential name" },
 		{ PROXY_USER "[credential:c]\nhost = 10.0.0.1\n", 5, "is not a host name",
 		  "credential host an address" },
@@ -1184,22 +1186,19 @@ test_proxy_sections(void)
 		{ "[user:u]\nproject = @P1@\nnetwork = loopback\nallow_private = 10.0.0.0/8\n",
 		  4, "allow_private needs network = proxy", "allow_private with loopback" },
 		{ "[user:u]\nproject = @P1@\nnetwork = tcp:443\ncredential = c\n"
-		  "[credential:c]\nhost = a.example\nheader = h\nfile = /s\nenv = K\n", 4,
+		  CRED("c", "a.example", "K"), 4,
 		  "credential needs network = proxy", "credential with tcp" },
 		{ "[defaults]\nnetwork = proxy\nallow_host = example.com\n[user:u]\n"
 		  "project = @P1@\nnetwork = none\n", 3,
 		  "allow_host needs network = proxy ([user:u] has network = none)",
 		  "a user leaving proxy keeps the defaults' rules: refused" },
 		{ PROXY_USER "credential = a b\n"
-		  "[credential:a]\nhost = a.example\nheader = h\nfile = /s\nenv = K\n"
-		  "[credential:b]\nhost = b.example\nheader = h\nfile = /s\nenv = K\n", 4,
+		  CRED("a", "a.example", "K") CRED("b", "b.example", "K"), 4,
 		  "'b' sets K, which another credential of [user:u] sets too",
 		  "two credentials, one variable" },
 		{ PROXY_USER "credential = a b\n"
-		  "[credential:a]\nhost = a.example\nheader = h\nfile = /s\nenv = A\n"
-		  "base_url_env = URL\n"
-		  "[credential:b]\nhost = b.example\nheader = h\nfile = /s\nenv = B\n"
-		  "base_url_env = URL\n", 4, "'b' sets URL", "two credentials, one base URL" },
+		  CRED("a", "a.example", "A") "base_url_env = URL\n"
+		  CRED("b", "b.example", "B") "base_url_env = URL\n", 4, "'b' sets URL", "two credentials, one base URL" },
 	};
 	size_t i;
 
@@ -1272,8 +1271,7 @@ test_proxy_build(void)
 	    "env = TWO_KEY\n"					/* 26 */
 	    "base_url_env = TWO_BASE_URL\n"			/* 27 */
 	    "base_path = /v1\n"				/* 28 */
-	    "[credential:unused]\n"				/* 29 */
-	    "host = x.example\nheader = h\nfile = /s\nenv = TWO_KEY\n", p1) < 0)
+	    CRED("unused", "x.example", "TWO_KEY"), p1) < 0)	/* 29-33 */
 		die("asprintf");
 	put(root, "etc/agentbox/agentbox.conf", text, -1);
 	free(text);
