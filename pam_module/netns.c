@@ -149,6 +149,9 @@ ab_netns_enter(struct ab_sess *s)
 	case AB_NET_HOST:
 	case AB_NET_TCP:
 		return 0;
+	case AB_NET_PROXY:
+		/* The hand-off to agentbox-netd is not in this build: refuse, never widen. */
+		return ab_sess_fail(s, -EOPNOTSUPP, "network = proxy: not supported yet");
 	}
 	return ab_sess_fail(s, -EINVAL, "unknown network mode %d", (int)s->pol->network);
 }

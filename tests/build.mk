@@ -65,9 +65,9 @@ $(T)/test_pam_load: $(TS)/test_pam_load.o $(PAM_SO)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $< -ldl $(call pkg,--libs pam)
 
 # agentbox check, built alone (the agentbox binary is admin/build.mk's).
-$(T)/policy-check: $(TS)/policy_check_main.o $(B)/san/admin/check.o $(POLICY_LIB_SAN) \
-    $(UTIL_LIB_SAN)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(POLICY_LIBS)
+$(T)/policy-check: $(TS)/policy_check_main.o $(B)/san/admin/check.o \
+    $(B)/san/admin/hostrules.o $(B)/san/netd/hostcheck.o $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(POLICY_LIBS) $(NETD_PSL_LIBS)
 
 # Test driver: applies the shell's mechanisms to a plan described on the command line
 # (no PAM world needed) and execs a command; shell/ objects without main.c, plus the
@@ -128,7 +128,8 @@ FUZZ_BINS := $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan \
              $(B)/fuzz/fuzz_audit $(NETD_FUZZ)
 FUZZERS   += $(FUZZ_BINS)
 $(FUZZ_BINS): $(UTIL_SRCS:%.c=$(B)/fuzz/%.o)
-$(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: $(POLICY_SRCS:%.c=$(B)/fuzz/%.o)
+$(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: $(POLICY_SRCS:%.c=$(B)/fuzz/%.o) \
+    $(POLICY_NETD_SRCS:%.c=$(B)/fuzz/%.o)
 $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: FUZZ_LIBS = $(POLICY_LIBS)
 $(B)/fuzz/fuzz_audit: $(AUDIT_SRCS:%.c=$(B)/fuzz/%.o)
 $(B)/fuzz/fuzz_audit: FUZZ_LIBS = $(AUDIT_LIBS)
