@@ -2,12 +2,13 @@
 # (DESIGN.md "Network by name"): request heads (http.c), host names and rules (host.c),
 # the public-suffix check (hostcheck.c, libpsl: linked only into `agentbox check` and
 # the daemon, never the PAM module), the TLS ClientHello's SNI (sni.c), the box's DNS
-# answerer's wire code (dns.c) and the address policy (addr.c).  netd/README.md says
+# answerer's wire code (dns.c), the address policy (addr.c) and the PAM -> daemon
+# hand-off message (proto.c, also linked into the PAM module).  netd/README.md says
 # what each decides and what is next.
 
-NETD_SRCS      := netd/host.c netd/http.c netd/sni.c netd/dns.c netd/addr.c
+NETD_SRCS      := netd/host.c netd/http.c netd/sni.c netd/dns.c netd/addr.c netd/proto.c
 NETD_PSL_SRCS  := netd/hostcheck.c
-NETD_HDRS      := netd/host.h netd/http.h netd/sni.h netd/dns.h netd/addr.h
+NETD_HDRS      := netd/host.h netd/http.h netd/sni.h netd/dns.h netd/addr.h netd/proto.h
 NETD_PSL_CFLAGS := $(shell pkg-config --cflags libpsl)
 NETD_PSL_LIBS  := $(shell pkg-config --libs libpsl)
 
@@ -27,7 +28,7 @@ ALL += $(NETD_LIB)
 
 # Unit tests (no root): the sources are compiled into each test with the sanitizers.
 NETD_TESTS := $(B)/tests/netd_http $(B)/tests/netd_host $(B)/tests/netd_sni \
-	$(B)/tests/netd_dns $(B)/tests/netd_addr
+	$(B)/tests/netd_dns $(B)/tests/netd_addr $(B)/tests/netd_proto
 $(NETD_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h tests/unit/netd_feed.h \
     $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_HDRS)
 	@mkdir -p $(@D)
