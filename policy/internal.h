@@ -99,7 +99,8 @@ struct ab_strv *ab_policy_strv(struct ab_policy *p, enum ab_key k);
  */
 #define AB_NETWORK_MODES(X) \
 	X(AB_NET_NONE, "none", "") X(AB_NET_LOOPBACK, "loopback", "") \
-	X(AB_NET_HOST, "host", "") X(AB_NET_TCP, "tcp", ":PORT[,PORT...]")
+	X(AB_NET_HOST, "host", "") X(AB_NET_TCP, "tcp", ":PORT[,PORT...]") \
+	X(AB_NET_PROXY, "proxy", "")
 #define AB_AUDIT_MODES(X) \
 	X(AB_AUDIT_REQUIRED, "required", "") X(AB_AUDIT_BEST_EFFORT, "best-effort", "")
 /* "none | loopback | host | tcp:PORT[,PORT...]": a string constant, " | " cut off. */

@@ -27,6 +27,7 @@ enum ab_network {
 	AB_NET_LOOPBACK,	/* own namespace with only lo up */
 	AB_NET_HOST,		/* host namespace shared */
 	AB_NET_TCP,		/* host namespace, Landlock allows only the listed TCP ports */
+	AB_NET_PROXY,		/* own namespace, lo only; out through agentbox-netd */
 };
 
 enum ab_audit_mode {
@@ -35,6 +36,11 @@ enum ab_audit_mode {
 };
 
 #include "abutil.h"	/* struct ab_strv, ab_strv_free: lib/ */
+
+/* A [credential:NAME] of network = proxy (netd-spec.md section 1). */
+struct ab_cred {
+	char	*name, *host, *header, *prefix, *file, *env, *base_url_env, *base_path;
+};
 
 /*
  * A compiled policy for one user: defaults merged with [user:NAME].  List keys
@@ -56,6 +62,8 @@ struct ab_policy {
 	struct ab_strv	 env_keep;	/* variable names the shell keeps */
 	int		 landlock_min_abi;	/* default 1 */
 	enum ab_audit_mode audit;	/* default required */
+	struct ab_cred	*creds;		/* proxy: the user's credential = ones, in order */
+	size_t		 ncreds;
 	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
 

@@ -320,7 +320,7 @@ test_errors(void)
 		{ "write = /a/../b", "'.' or '..' component" },
 		{ "write = /a/./b", "'.' or '..' component" },
 		{ "shell = sh", "'sh' is not an absolute path" },
-		{ "network = wifi", "is not none, loopback, host or tcp" },
+		{ "network = wifi", "is not none, loopback, host, tcp:PORT[,PORT...] or proxy" },
 		{ "network = tcp:", "needs at least one port" },
 		{ "network = tcp:0", "bad port" },
 		{ "network = tcp:65536", "bad port" },
