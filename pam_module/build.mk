@@ -1,6 +1,6 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
 PAM_SRCS := $(addprefix pam_module/,pam_agentbox.c world.c mask.c netns.c \
-            reaper.c planfile.c auditrec.c entry.c sessfail.c)
+            reaper.c planfile.c auditrec.c entry.c sessfail.c netd.c) netd/proto.c
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init
@@ -23,9 +23,9 @@ UNINSTALL      += uninstall-pam
 endif
 
 $(B)/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h \
-		policy/policy.h $(B)/config.h
+		policy/policy.h netd/proto.h $(B)/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
+	$(CC) $(CFLAGS) -Inetd $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
 
 # The policy archive is linked in statically; the version script exports pam_sm_* only.
 $(PAM_SO): $(PAM_OBJS) $(POLICY_LIB) $(UTIL_LIB) pam_module/pam_agentbox.map
@@ -77,7 +77,7 @@ $(PAM_TRY): tests/unit/pam_try.c
 $(B)/bench/pam_agentbox_freshnet.so: $(PAM_SRCS) pam_module/module.h pam_module/compat.h \
 		$(POLICY_LIB) $(UTIL_LIB) pam_module/pam_agentbox.map $(B)/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DAB_NETNS_FRESH_NONE $(shell pkg-config --cflags $(PAM_PKGS)) -shared \
+	$(CC) $(CFLAGS) -Inetd -DAB_NETNS_FRESH_NONE $(shell pkg-config --cflags $(PAM_PKGS)) -shared \
 	  $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map -o $@ $(PAM_SRCS) \
 	  $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(shell pkg-config --libs $(PAM_PKGS))
 
@@ -91,9 +91,14 @@ ROOT_TEST_DEPS += $(PAM_SAN_SO) $(PAM_TRY_SAN)
 endif
 
 $(B)/san/pam_module/%.o: pam_module/%.c pam_module/module.h pam_module/compat.h \
-		policy/policy.h $(B)/config.h
+		policy/policy.h netd/proto.h $(B)/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
+	$(CC) $(CFLAGS) $(SAN) -Inetd $(shell pkg-config --cflags $(PAM_PKGS)) -c -o $@ $<
+
+# netd/proto.c (the hand-off message, shared with the daemon) in the sanitized module.
+$(B)/san/netd/proto.o: netd/proto.c netd/proto.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
 
 $(PAM_SAN_SO): $(PAM_SAN_OBJS) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) pam_module/pam_agentbox.map
 	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map \
