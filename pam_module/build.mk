@@ -10,7 +10,7 @@ PAM_TEST_LOAD := $(B)/tests/test_pam_load
 PAM_TEST_PREFILTER := $(B)/tests/test_pam_prefilter
 PAM_TRY       := $(B)/tests/pam_try
 PAM_E2E       := tests/e2e/pam_retval.t tests/e2e/pam_failclosed.t tests/e2e/pam_entry.t \
-                 tests/e2e/pam_mask_variants.t tests/e2e/pam_mask_nested.t
+                 tests/e2e/pam_mask_variants.t tests/e2e/pam_mask_nested.t tests/e2e/netd_pam.t
 
 # Built once the policy archive exists (policy/build.mk defines POLICY_LIB).
 ifneq ($(POLICY_LIB),)
