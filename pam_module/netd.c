@@ -29,6 +29,9 @@
 
 #define WHO	"agentbox-netd"
 
+_Static_assert(sizeof(((struct ab_netd_open *)0)->digest) == AB_DIGEST_LEN,
+    "the open message carries the policy digest whole");
+
 /* Every fd the open message carries; [0] (the pidfd) is not ours to close. */
 struct handoff {
 	int	fds[AB_NETD_NFDS(AB_NETD_CRED_MAX)];

@@ -10,10 +10,11 @@
 #   d. the daemon says nothing: refused after the 2 s timeout
 #   e. the login's extra cost: 20 proxy logins vs 20 `none` (and 20 `loopback`) logins,
 #      interleaved; the medians are printed as a diagnostic
+#   f. ok, error and no daemon again with the module built with ASan/UBSan
 # Network: nothing but the box's own loopback and the unroutable connect in (b).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
-. "$(dirname "$0")/lib-pam.sh"	# pam_authlog_since / pam_authlog_find only
+. "$(dirname "$0")/lib-pam.sh"	# the auth-log helpers; pam_setup for (f)
 e2e_enter_private_world "$@"
 
 U=abt_np1	# network = proxy
@@ -187,6 +188,32 @@ is "${nlines:-0}" 60 "the debug lines of all 60 logins were read"
 # and for the stand-in being Python: the diagnostic above is the measurement.
 [ -n "$delta" ] && [ "$delta" -le 5000 ]; check $? "proxy's module open costs ${delta:-?} us more than none's (target <= 1000)"
 fake_stop
+
+## f. The same paths under ASan/UBSan (LeakSanitizer at exit): the sanitized module
+## through pam_try, with the module's own policy root (lib-pam.sh), ok / error / no daemon.
+TRY_SAN="$BUILD/tests/pam_try_san"
+SAN_SO="$BUILD/san/pam_agentbox.so"
+if [ -x "$TRY_SAN" ] && [ -f "$SAN_SO" ]; then
+	pam_setup
+	pam_policy <<-EOF
+	[user:$U]
+	project = /home/$U-project
+	network = proxy
+	EOF
+	mkdir -p "$E2E_DIR/pamconf-san"
+	echo "session required $SAN_SO root=$PAM_ROOT init=$PAM_INIT" > "$E2E_DIR/pamconf-san/su"
+	san() { ASAN_OPTIONS=detect_leaks=1 "$TRY_SAN" "$E2E_DIR/pamconf-san" su "$U" 2>&1; }
+	fake_start ok
+	is "$(san)" "open=PAM_SUCCESS close=PAM_SUCCESS close2=PAM_SUCCESS" \
+	    "ASan/UBSan: proxy open with the daemon's ok, close: clean"
+	fake_start error
+	is "$(san)" "open=PAM_SYSTEM_ERR" "ASan/UBSan: the daemon's error: refused, clean"
+	fake_stop
+	rm -f "$SOCK"
+	is "$(san)" "open=PAM_SYSTEM_ERR" "ASan/UBSan: no daemon: refused, clean"
+else
+	not_ok "sanitized module or pam_try_san not built (make $SAN_SO $TRY_SAN)"
+fi
 
 # Logout killed every session process; unenroll removes the rules: nothing is left.
 for u in "$U" "$N" "$L"; do
