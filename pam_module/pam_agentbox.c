@@ -474,11 +474,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
 	if ((r = timed(&clk, STEP_PID1, ab_reaper_start(&s))) != 0)
 		goto refuse;
-	/* 7. Hand-off to host-side helpers: the proxy's listeners to agentbox-netd. */
-	if (pol->network == AB_NET_PROXY &&
-	    (r = ab_netd_handoff(&s)) != 0)
+	/* 7. Hand-off to host-side helpers: proxy's listeners to agentbox-netd. */
+	if ((r = timed(&clk, STEP_NETD, pol->network == AB_NET_PROXY ?
+	    ab_netd_handoff(&s) : 0)) != 0)
 		goto kill;
-	timed(&clk, STEP_NETD, 0);
 	/* 8. The session plan, then /run/agentbox sealed read-only. */
 	if ((r = ab_planfile_write(&s)) != 0 ||
 	    (r = timed(&clk, STEP_PLAN, ab_world_seal(&s))) != 0)
