@@ -4,45 +4,14 @@
 # the daemon, never the PAM module), the TLS ClientHello's SNI (sni.c), the box's DNS
 # answerer's wire code (dns.c), the address policy (addr.c) and the PAM -> daemon
 # hand-off message (proto.c, also linked into the PAM module).  netd/README.md says
-# what each decides and what is next.
+# what each decides and what is next.  Its tests and fuzzers are tests/build.mk's.
 
-NETD_SRCS      := netd/host.c netd/http.c netd/sni.c netd/dns.c netd/addr.c netd/proto.c
-NETD_PSL_SRCS  := netd/hostcheck.c
-NETD_HDRS      := netd/host.h netd/http.h netd/sni.h netd/dns.h netd/addr.h netd/proto.h
-NETD_PSL_CFLAGS := $(shell pkg-config --cflags libpsl)
-NETD_PSL_LIBS  := $(shell pkg-config --libs libpsl)
-
+NETD_SRCS      := $(sort $(wildcard netd/*.c))
 NETD_LIB       := $(B)/libabnetd.a
-NETD_OBJS      := $(NETD_SRCS:netd/%.c=$(B)/netd/%.o) $(NETD_PSL_SRCS:netd/%.c=$(B)/netd/%.o)
+NETD_PSL_LIBS   = $(call pkg,--libs libpsl)
+$(call objs-in,netd): CPPFLAGS_DIR = -Inetd
+$(call objs-in,netd): PKG_CFLAGS_DIR = $(call pkg,--cflags libpsl)
 
-$(B)/netd:
-	mkdir -p $@
-
-$(B)/netd/%.o: netd/%.c $(NETD_HDRS) | $(B)/netd
-	$(CC) $(CFLAGS) $(NETD_PSL_CFLAGS) -Inetd -c -o $@ $<
-
-$(NETD_LIB): $(NETD_OBJS)
-	rm -f $@ && $(AR) rcs $@ $^
+$(NETD_LIB): $(NETD_SRCS:%.c=$(B)/%.o)
 
 ALL += $(NETD_LIB)
-
-# Unit tests (no root): the sources are compiled into each test with the sanitizers.
-NETD_TESTS := $(B)/tests/netd_http $(B)/tests/netd_host $(B)/tests/netd_sni \
-	$(B)/tests/netd_dns $(B)/tests/netd_addr $(B)/tests/netd_proto
-$(NETD_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h tests/unit/netd_feed.h \
-    $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(NETD_PSL_CFLAGS) -Inetd -Itests -Itests/unit -o $@ $< \
-	  $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
-UNIT_TESTS += $(NETD_TESTS)
-
-# libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/); FUZZ_CC and FUZZ_FLAGS
-# come from policy/build.mk.
-NETD_FUZZERS := $(B)/fuzz/fuzz_netd_http $(B)/fuzz/fuzz_netd_host $(B)/fuzz/fuzz_netd_sni \
-	$(B)/fuzz/fuzz_netd_dns
-$(NETD_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c tests/unit/netd_feed.h $(NETD_SRCS) \
-    $(NETD_PSL_SRCS) $(NETD_HDRS)
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(NETD_PSL_CFLAGS) -Inetd -Itests/unit -o $@ $< $(NETD_SRCS) \
-	  $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
-FUZZERS += $(NETD_FUZZERS)

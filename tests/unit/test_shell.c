@@ -359,7 +359,7 @@ main(void)
 	if (fork() == 0)
 		execlp("rm", "rm", "-rf", tmpdir, (char *)NULL);
 	wait(NULL);
-	/* By hand: make_plan's lists are static arrays ab_plan_free would free. */
+	/* Not ab_plan_free: make_plan's string vectors are static. */
 	free(plan->policy->user);
 	free(plan->policy->shell);
 	free(plan->policy);
