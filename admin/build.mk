@@ -7,7 +7,7 @@ ADMIN_LIBS     = $(call pkg,--libs audit libacl)
 ADMIN_BIN     := $(B)/agentbox
 PAM_PROFILE   := admin/agentbox.pam-config
 PAM_CONFIGS   ?= /usr/share/pam-configs
-$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -DAB_PAMDIR='"$(PAMDIR)"'
+$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -DAB_PAMDIR='"$(PAMDIR)"'
 $(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl)
 
 # The profile as a C string, so enroll can write it where make install did not.
@@ -16,9 +16,11 @@ $(B)/admin/pam_profile.h: $(PAM_PROFILE)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@.tmp && mv $@.tmp $@
 $(B)/admin/pam.o $(B)/san/admin/pam.o: $(B)/admin/pam_profile.h
 
-$(ADMIN_BIN): $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) \
-	  $(ADMIN_LIBS)
+# check's public-suffix test (netd/hostcheck.c, libpsl): never in the policy library,
+# which the PAM module links.
+$(ADMIN_BIN): $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) \
+	  $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS) $(NETD_PSL_LIBS)
 
 ALL += $(ADMIN_BIN)
 

@@ -1,10 +1,11 @@
 /*
- * agentbox check [--root DIR] [--user NAME] [FILE]
+ * agentbox check [--root DIR] [--user NAME [--host HOST[:PORT]]] [FILE]
  *
  * Validate the policy (ROOT/etc/agentbox/agentbox.conf and policy.d/, or the one FILE)
  * and print the compiled policy of NAME, or of every enrolled user, as the PAM module
  * would compile it.  Exit 0 when valid; 1 with every error as "FILE:LINE: reason" on
- * stderr; 2 on a usage error.
+ * stderr; 2 on a usage error.  With --host: what agentbox-netd decides for NAME and
+ * HOST[:PORT], and where the deciding rule is written; exit 0 allowed, 4 denied.
  */
 #define _GNU_SOURCE	/* secure_getenv */
 #include <errno.h>
@@ -34,10 +35,13 @@ admin_policy_root(const char *opt_root)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: agentbox check [--root DIR] [--user NAME] [FILE]\n"
+	fprintf(f, "usage: agentbox check [--root DIR] [--user NAME [--host HOST[:PORT]]] "
+	    "[FILE]\n"
 	    "  Validate the agentbox policy and print what it compiles to.\n"
 	    "  --root DIR   read DIR/etc/agentbox/... (default $AGENTBOX_ROOT, else /)\n"
 	    "  --user NAME  print only NAME's policy\n"
+	    "  --host HOST[:PORT]  say whether NAME may reach HOST:PORT (443 by default)\n"
+	    "               through the proxy, and by which rule; exit 0 allowed, 4 denied\n"
 	    "  FILE         check this one file instead of the installed policy\n");
 }
 
@@ -81,6 +85,46 @@ put_list(const char *label, const struct ab_strv *sv)
 		put_scalar(i == 0 ? label : "", sv->v[i]);
 }
 
+/* Host rules, each with where it is written (a [hosts:NAME] set's line for "@NAME"). */
+static void
+put_rules(const char *label, const struct ab_strv *sv, const struct ab_strv *src)
+{
+	size_t i;
+
+	if (sv->n == 0 || src->n != sv->n) {
+		put_list(label, sv);
+		return;
+	}
+	for (i = 0; i < sv->n; i++) {
+		printf("  %-*s ", LABEL_WIDTH, i == 0 ? label : "");
+		put_value(sv->v[i]);
+		fputs("  (", stdout);
+		put_value(src->v[i]);
+		fputs(")\n", stdout);
+	}
+}
+
+/* Each credential the session's gateways use, as "[credential:NAME]" then its keys. */
+static void
+put_creds(const struct ab_policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncreds; i++) {
+		const struct ab_cred *c = &p->creds[i];
+		const char *f[][2] = { { "host", c->host }, { "header", c->header },
+		    { "prefix", c->prefix }, { "file", c->file }, { "env", c->env },
+		    { "base_url_env", c->base_url_env }, { "base_path", c->base_path } };
+
+		printf("  [credential:");
+		put_value(c->name);
+		printf("]\n");
+		for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
+			if (f[j][1] != NULL)
+				put_scalar(f[j][0], f[j][1]);
+	}
+}
+
 /* USER's compiled policy: the digest, then every key in the table's order. */
 static int
 print_policy(const struct ab_policy *p)
@@ -97,7 +141,15 @@ print_policy(const struct ab_policy *p)
 	printf("]\n");
 	put_scalar("digest", hex);
 	for (i = 0; (k = ab_policy_key(i)) != NULL; i++) {
-		if ((sv = ab_policy_list(p, i)) != NULL) {
+		if ((k->sections & (AB_SECT_DEFAULTS | AB_SECT_USER)) == 0)
+			continue;	/* a [hosts:NAME] or [credential:NAME] key */
+		if ((sv = ab_policy_list(p, i)) == &p->allow_host ||
+		    sv == &p->deny_host) {
+			put_rules(k->name, sv, sv == &p->allow_host ? &p->allow_host_src :
+			    &p->deny_host_src);
+			continue;
+		}
+		if (sv != NULL) {
 			put_list(k->name, sv);
 			continue;
 		}
@@ -106,6 +158,7 @@ print_policy(const struct ab_policy *p)
 		put_scalar(k->name, s);
 		free(s);
 	}
+	put_creds(p);
 	return 0;
 }
 
@@ -120,9 +173,10 @@ print_diag(const struct ab_diag *d)
 	}
 }
 
-/* Compile and print USER's policy.  0, or 1 after printing why not. */
+/* Compile and print USER's policy (or, with HOST, its verdict for HOST).  The exit
+ * status: 0, or 1 after printing why not (admin_host_decide's with HOST). */
 static int
-show_user(const char *root, const char *file, const char *user)
+show_user(const char *root, const char *file, const char *user, const char *host)
 {
 	struct ab_diag diag = { 0 };
 	struct ab_policy *p = NULL;
@@ -143,6 +197,11 @@ show_user(const char *root, const char *file, const char *user)
 		return 1;
 	}
 	ab_diag_free(&diag);
+	if (host != NULL) {
+		r = admin_host_decide(p, host);
+		ab_policy_free(p);
+		return r;
+	}
 	if ((r = print_policy(p)) != 0) {
 		fprintf(stderr, "agentbox check: %s: %s\n", user, strerror(-r));
 		ab_policy_free(p);
@@ -152,19 +211,59 @@ show_user(const char *root, const char *file, const char *user)
 	return 0;
 }
 
+/* USER's policy as the PAM module would load it: 0 or -errno (*out NULL then). */
+static int
+load(const char *root, const char *file, const char *user, struct ab_policy **out)
+{
+	struct ab_diag diag = { 0 };
+	int r;
+
+	*out = NULL;
+	r = file != NULL ? ab_policy_load_file(file, user, out, &diag) :
+	    ab_policy_load(root, user, out, &diag);
+	ab_diag_free(&diag);
+	return r;
+}
+
 /* Does USER's policy still compile, as the PAM module would load it? */
 static int
 loads(const char *root, const char *file, const char *user)
 {
-	struct ab_diag diag = { 0 };
-	struct ab_policy *p = NULL;
-	int r;
+	struct ab_policy *p;
+	int r = load(root, file, user, &p);
 
-	r = file != NULL ? ab_policy_load_file(file, user, &p, &diag) :
-	    ab_policy_load(root, user, &p, &diag);
 	ab_policy_free(p);
-	ab_diag_free(&diag);
 	return r == 0;
+}
+
+/*
+ * The check the PAM module cannot make (it never links libpsl): no host rule of any
+ * user's policy is a wildcard on a public suffix.  0, or 1 after saying which.  Also
+ * warns about credential files agentbox-netd would refuse to read.
+ */
+static int
+check_suffixes(const char *root, const char *file, const struct ab_strv *users)
+{
+	struct ab_strv reported = { 0 }, files = { 0 };
+	struct ab_policy *p;
+	size_t i;
+	int r = 0, c;
+
+	for (i = 0; i < users->n && r != -ENOENT && r != -ENOMEM; i++) {
+		if (load(root, file, users->v[i], &p) != 0)
+			continue;	/* valid as a set: only a fact about the host, reported */
+		if ((c = admin_hostrules_check(p, &reported)) != 0)
+			r = c == -ENOENT || c == -ENOMEM ? c : -EINVAL;
+		admin_creds_warn(p, &files);
+		ab_policy_free(p);
+	}
+	ab_strv_free(&files);
+	if (r != 0)
+		fprintf(stderr, "agentbox check: policy invalid: %zu wildcard host rule%s on "
+		    "a public suffix%s\n", reported.n, reported.n == 1 ? "" : "s",
+		    r == -ENOENT ? " (or no suffix list to check them against)" : "");
+	ab_strv_free(&reported);
+	return r != 0;
 }
 
 static void
@@ -231,10 +330,11 @@ cmd_check(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *opt_root = NULL, *user = NULL, *root, *file;
+	const char *opt_root = NULL, *user = NULL, *host = NULL, *root, *file;
 	struct ab_diag diag = { 0 };
 	struct ab_strv users = { 0 };
 	size_t i;
@@ -242,13 +342,16 @@ cmd_check(int argc, char **argv)
 
 	/* 1. Arguments: --root beats $AGENTBOX_ROOT beats "/". */
 	optind = 0;	/* argv[0] is "check"; reset for a dispatcher that already parsed */
-	while ((c = getopt_long(argc, argv, "+r:u:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:u:H:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			opt_root = optarg;
 			break;
 		case 'u':
 			user = optarg;
+			break;
+		case 'H':
+			host = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -258,7 +361,8 @@ cmd_check(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind > 1 || (opt_root != NULL && opt_root[0] == '\0')) {
+	if (argc - optind > 1 || (opt_root != NULL && opt_root[0] == '\0') ||
+	    (host != NULL && user == NULL)) {
 		usage(stderr);
 		return 2;
 	}
@@ -277,17 +381,21 @@ cmd_check(int argc, char **argv)
 		return 1;
 	}
 	ab_diag_free(&diag);
+	if (check_suffixes(root, file, &users) != 0) {
+		ab_strv_free(&users);
+		return 1;
+	}
 
 	/* 3. What each enrolled user (or the one asked for) gets. */
 	if (user != NULL) {
-		status = show_user(root, file, user);
+		status = show_user(root, file, user, host);
 	} else if (users.n == 0) {
 		printf("policy valid; no user enrolled (no [user:NAME] section)\n");
 	} else {
 		for (i = 0; i < users.n && status == 0; i++) {
 			if (i > 0)
 				putchar('\n');
-			status = show_user(root, file, users.v[i]);
+			status = show_user(root, file, users.v[i], NULL);
 		}
 	}
 	ab_strv_free(&users);

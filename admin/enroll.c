@@ -490,7 +490,7 @@ static void
 usage_enroll(FILE *f)
 {
 	fprintf(f, "usage: agentbox enroll USER --project DIR [--project DIR ...] "
-	    "[--network none|loopback|host|tcp:PORT,...] [--dry-run] [--quiet]\n");
+	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--dry-run] [--quiet]\n");
 }
 
 /* Enroll stops at the first failed step (rerunning it repairs the rest), naming the
@@ -561,6 +561,11 @@ cmd_enroll(int argc, char **argv)
 	if (access(AB_SHELL_PATH, X_OK) == -1)
 		adm_warn("%s is not installed: %s's logins fail until it is (make install)",
 		    AB_SHELL_PATH, user);
+	/* Deny by default: say so, or the first session looks broken rather than safe. */
+	if (network != NULL && strcmp(network, ab_network_name(AB_NET_PROXY)) == 0)
+		adm_warn("network = proxy reaches no host until allow_host lines are added to "
+		    AB_POLICY_DIR "/%s.conf (agentbox.conf(5); @NAME names a shipped host set)",
+		    user);
 
 	/* 2. The policy set must compile with this user in it, or nothing changes. */
 	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);

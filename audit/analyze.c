@@ -20,7 +20,7 @@
 
 #include "review.h"
 
-const char *const ab_kind_name[AB_KIND_N] = { "landlock", "seccomp", "dac" };
+const char *const ab_kind_name[AB_KIND_N] = { "landlock", "seccomp", "dac", "net" };
 
 /* Table bounds (a test build makes them small, to fill them with a few records). */
 #ifndef MAX_SESSIONS
@@ -68,6 +68,7 @@ struct ab_review {
 	/* Decode buffers for the denial being built. */
 	char			 b_exe[4096 + 8], b_comm[64], b_path[8192], b_cwd[4096 + 8];
 	char			 b_access[256], b_addr[512], b_domain[32], b_user[64];
+	struct ab_net		 net;		/* the network decision being built */
 };
 
 /* ---- small helpers -------------------------------------------------------------------- */
@@ -726,6 +727,18 @@ host_note(struct ab_str p)
 	return NULL;
 }
 
+/* A denial or network decision of session S: the session's span, and for a session
+ * whose start record was rotated away, its uid and user from what names them. */
+static void
+session_met(struct ab_session *s, const struct ab_denial *d)
+{
+	session_seen(s, d->sec);
+	if (s->uid == AB_UNSET32)
+		s->uid = d->uid;
+	if (s->user[0] == '\0' && d->user != NULL)
+		copy_cstr(s->user, sizeof(s->user), d->user, strlen(d->user));
+}
+
 /*
  * Every denial makes its session known, whatever the filters: which sessions there are,
  * and how many denials each has in all, must not depend on --kind or --path (the
@@ -737,16 +750,11 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 {
 	d->host_path_note = d->path.n > 0 && d->path.p[0] == '/' ? host_note(d->path) : NULL;
 	rv->st.denials_all++;
-	if (s == NULL)
+	if (s == NULL && d->net == NULL)	/* net_decision() has looked it up already */
 		s = session_of(rv, d->node, d->ses);
 	if (s != NULL) {
 		s->denials_all++;
-		session_seen(s, d->sec);
-		/* A session whose start record was rotated away: its denials name the user. */
-		if (s->uid == AB_UNSET32)
-			s->uid = d->uid;
-		if (s->user[0] == '\0' && d->user != NULL)
-			copy_cstr(s->user, sizeof(s->user), d->user, strlen(d->user));
+		session_met(s, d);
 	}
 	if (!passes(rv, d))
 		return;
@@ -754,15 +762,90 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 	if (s != NULL) {
 		s->denials++;
 		s->by_kind[d->kind]++;
-		if (d->path.n > 0)
+		if (d->net != NULL) {
+			s->net_denied += d->net->attempts;
+			count_top(rv, &s->paths, d->net->host);
+		} else if (d->path.n > 0)
 			count_top(rv, &s->paths, d->path);
 		else if (d->addr.n > 0)
 			count_top(rv, &s->paths, d->addr);
 		if (d->exe.n > 0)
 			count_top(rv, &s->progs, d->exe);
 	}
-	if (rv->fn != NULL)
+	if (rv->fn != NULL) {
+		rv->st.net_shown += d->net != NULL;
 		rv->fn(rv->arg, d);
+	}
+}
+
+/*
+ * op=agentbox-net: one network decision of agentbox-netd.  The header's pid, uid, auid
+ * and ses are the daemon's: the session and user are the body's, and the daemon's
+ * process is not the agent's (pid, exe, comm stay unknown).  Denied decisions are
+ * denials; allowed ones count towards their session, and reach FN only when asked for
+ * (net_decisions: --kind net, the net view).
+ */
+static void
+net_decision(struct ab_review *rv, const struct ab_rec *r)
+{
+	struct ab_net *n = &rv->net;
+	struct ab_denial d = { .sec = r->sec, .ms = r->ms, .serial = r->serial, .node = r->node,
+	    .kind = AB_KIND_NET, .auid = AB_UNSET32, .pid = AB_UNSET32, .net = n };
+	struct ab_session *s;
+	int rc;
+
+	if ((rc = ab_net_parse(r, n)) == 1)
+		return;
+	rv->st.net_records++;
+	rv->st.net_malformed += rc != 0;
+	if (n->allowed)
+		rv->st.net_allowed++;
+	else
+		rv->st.net_denied++;
+	d.ses = n->ses;
+	d.uid = n->uid;
+	d.exe = d.comm = d.path = d.domain = (struct ab_str){ "", 0 };
+	d.access = n->proto;
+	d.addr = n->addr;
+	snprintf(d.rule, sizeof(d.rule), "agentbox-netd");
+	s = session_of(rv, d.node, d.ses);	/* NULL: no ses (malformed), or table full */
+	d.user = n->b_user[0] != '\0' ? n->b_user : s != NULL && s->user[0] != '\0' ? s->user : NULL;
+	if (s != NULL) {
+		s->net_records_all++;
+		session_met(s, &d);
+	}
+	if (!n->allowed) {
+		emit(rv, &d, s);
+		return;
+	}
+	if (!passes(rv, &d))
+		return;
+	if (s != NULL && strcmp(n->b_event, "open") == 0)
+		s->net_allowed++;
+	if (rv->f.net_decisions && rv->fn != NULL) {
+		rv->st.net_shown++;
+		rv->fn(rv->arg, &d);
+	}
+}
+
+/* op=agentbox-net-session: the daemon took the session, or let it go (and why). */
+static void
+net_session(struct ab_review *rv, const struct ab_rec *r)
+{
+	char event[16], reason[32];
+	struct ab_session *s;
+	uint64_t ses;
+	int rc;
+
+	if ((rc = ab_net_session_parse(r, &ses, event, sizeof(event), reason, sizeof(reason))) == 1)
+		return;
+	if (rc != 0)
+		rv->st.net_malformed++;
+	if ((s = session_of(rv, r->node, ses)) == NULL)
+		return;
+	session_seen(s, r->sec);
+	if (strcmp(event, "end") == 0)
+		snprintf(s->net_end, sizeof(s->net_end), "%s", reason[0] ? reason : "end");
 }
 
 /* Process details: from SYSCALL, else from REC itself (SECCOMP, LANDLOCK_DOMAIN). */
@@ -1068,6 +1151,8 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 			break;
 		case AB_T_TRUSTED_APP:
 			session_record(rv, &recs[i]);
+			net_decision(rv, &recs[i]);
+			net_session(rv, &recs[i]);
 			break;
 		default:
 			break;

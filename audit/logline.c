@@ -226,7 +226,7 @@ ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *
 	const char *end = body_end(r);
 
 	scan(r->body.p, end, 0, &cb);
-	if (!cb.hit) {
+	if (!cb.hit && inner != AB_INNER_ONLY) {
 		cb.want_depth = -1;
 		scan(r->body.p, end, 0, &cb);
 	}
@@ -290,7 +290,9 @@ ab_rec_num(const struct ab_rec *r, const char *key, int inner, int base, uint64_
  * (audit_encode_nv_string) hex-encode when they hold unsafe bytes. */
 static const char *const hex_fields[] = {
 	"name", "path", "cwd", "exe", "comm", "proctitle", "key", "ocomm", "dir", "data",
-	"acct", "user", "service", "tty", "rhost", "reason", "cmd", "dev", "file", NULL,
+	"acct", "user", "service", "tty", "rhost", "reason", "cmd", "dev", "file",
+	"host", "rule",		/* agentbox-netd's network records */
+	NULL,
 };
 
 static int

@@ -1,7 +1,7 @@
 /*
  * agentbox-audit: what did the agent try that was denied, and is that the whole record?
  *
- *   agentbox-audit [denials|sessions|summary] [--input FILE|-]... [filters] [--json]
+ *   agentbox-audit [denials|sessions|summary|net] [--input FILE|-]... [filters] [--json]
  *                  [--follow] [--utc] [--engine fast|auparse] [--kernel-status]
  *
  * Exit status: 0 the review is printed and the record is complete; 1 the review is
@@ -31,7 +31,7 @@
 #define WARN_MAX	10	/* warnings printed per kind; all are counted */
 
 enum { EXIT_COMPLETE = 0, EXIT_INCOMPLETE = 1, EXIT_USAGE = 2, EXIT_FATAL = 3 };
-enum cmd { CMD_DENIALS, CMD_SESSIONS, CMD_SUMMARY };
+enum cmd { CMD_DENIALS, CMD_SESSIONS, CMD_SUMMARY, CMD_NET };
 
 struct reader {
 	const char	*name;		/* for warnings */
@@ -44,6 +44,7 @@ struct reader {
 
 static struct {
 	struct ab_group	*g;
+	struct ab_netview *net;		/* the net view's table */
 	struct ab_aup	*aup;
 	struct ab_facts	 x;
 	unsigned	 warned_malformed, warned_overlong, warned_nul;
@@ -62,6 +63,15 @@ dump_event(void *arg, const struct ab_rec *recs, size_t n)
 	for (size_t i = 0; i < n; i++)
 		printf(" %.*s", (int)recs[i].type.n, recs[i].type.p);
 	putchar('\n');
+}
+
+/* The net view: every network decision the filters select goes into its table. */
+static void
+net_collect(void *arg, const struct ab_denial *d)
+{
+	(void)arg;
+	if (d->net != NULL && ab_netview_add(st.net, d) != 0)
+		st.x.net_rows_lost++;
 }
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
@@ -97,20 +107,24 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: " PROG " [denials|sessions|summary] [options]\n"
-	    "  denials (default)  one row (or --json object) per denial\n"
-	    "  sessions           one row per agentbox session\n"
+	    "usage: " PROG " [denials|sessions|summary|net] [options]\n"
+	    "  denials (default)  one row (or --json object) per denial; with --kind net,\n"
+	    "                     every network decision, allowed ones too\n"
+	    "  sessions           one row per agentbox session (denials, connections)\n"
 	    "  summary            top paths, programs and kinds per session\n"
+	    "  net                one row per session, host, port, protocol and decision:\n"
+	    "                     count, first and last seen (--by user: per user)\n"
 	    "options:\n"
 	    "  --input FILE       read FILE (repeatable; '-' is stdin); default:\n"
 	    "                     " AUDIT_LOG ".N (highest first) then " AUDIT_LOG "\n"
 	    "  --session N  --user NAME|UID  --since T  --until T\n"
-	    "  --kind landlock|seccomp|dac[,...]  --path PREFIX|GLOB\n"
+	    "  --kind landlock|seccomp|dac|net[,...]  --path PREFIX|GLOB\n"
 	    "                     T: epoch, @epoch, YYYY-MM-DD[ HH:MM[:SS]], now, today,\n"
 	    "                     yesterday, or N[smhd] (that long ago)\n"
 	    "                     sessions, summary: --session, --user, --since/--until select\n"
 	    "                     sessions (spans overlapping the range); every filter narrows\n"
 	    "                     their denial counts (\"N of M match the filters\")\n"
+	    "  --by session|user  net: one row per session (default) or per user\n"
 	    "  --json             JSON lines on stdout; the completeness report goes to\n"
 	    "                     stderr as one JSON object\n"
 	    "  --follow           keep reading the last input as it grows (rotation followed)\n"
@@ -415,7 +429,7 @@ parse_kinds(const char *s)
 				found = 1;
 			}
 		if (!found)
-			die(EXIT_USAGE, "--kind %s: expected landlock, seccomp or dac", t);
+			die(EXIT_USAGE, "--kind %s: expected landlock, seccomp, dac or net", t);
 	}
 	free(dup);
 	return k;
@@ -436,6 +450,7 @@ main(int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "utc", no_argument, NULL, 'z' },
 		{ "engine", required_argument, NULL, 'e' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "kernel-status", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dump-events", no_argument, NULL, 'D' },
@@ -452,7 +467,7 @@ main(int argc, char **argv)
 	int own_inputs = 0;	/* default_inputs() strings are ours to free */
 	int *fds = NULL;
 	int c, auparse_engine = 0, follow_mode = 0, kernel = 0, incomplete, last_fd = -1;
-	int dump = 0;
+	int dump = 0, by_user = 0;
 	uint64_t now = (uint64_t)time(NULL);
 	char *end;
 
@@ -508,6 +523,12 @@ main(int argc, char **argv)
 		case 'K':
 			kernel = 1;
 			break;
+		case 'b':
+			if (strcmp(optarg, "user") == 0)
+				by_user = 1;
+			else if (strcmp(optarg, "session") != 0)
+				die(EXIT_USAGE, "--by %s: expected session or user", optarg);
+			break;
 		case 'q':
 			st.quiet = 1;
 			break;
@@ -529,8 +550,11 @@ main(int argc, char **argv)
 			cmd = CMD_SESSIONS;
 		else if (strcmp(argv[optind], "summary") == 0)
 			cmd = CMD_SUMMARY;
+		else if (strcmp(argv[optind], "net") == 0)
+			cmd = CMD_NET;
 		else
-			die(EXIT_USAGE, "unknown command '%s' (denials, sessions, summary)", argv[optind]);
+			die(EXIT_USAGE, "unknown command '%s' (denials, sessions, summary, net)",
+			    argv[optind]);
 		if (++optind < argc)
 			die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	}
@@ -547,8 +571,13 @@ main(int argc, char **argv)
 		kernel = 1;	/* this host's logs: its kernel's lost counter applies */
 	}
 
-	/* 3. The machinery: review state, and an engine that assembles events into it. */
-	if (ab_review_new(&flt, cmd == CMD_DENIALS ? ab_out_denial : NULL, &out, &rv) != 0)
+	/* 3. The machinery: review state, and an engine that assembles events into it.  The
+	 * allowed network decisions are listed when asked for by kind, and make the net view. */
+	flt.net_decisions = cmd == CMD_NET || (flt.kinds & (1 << AB_KIND_NET)) != 0;
+	if (cmd == CMD_NET && ab_netview_new(by_user, &st.net) != 0)
+		die(EXIT_FATAL, "out of memory");
+	if (ab_review_new(&flt, cmd == CMD_DENIALS ? ab_out_denial : cmd == CMD_NET ? net_collect :
+	    NULL, &out, &rv) != 0)
 		die(EXIT_FATAL, "out of memory");
 	if ((auparse_engine ? ab_aup_new(dump ? dump_event : ab_review_event, rv, &st.aup) :
 	    ab_group_new(dump ? dump_event : ab_review_event, rv, &st.g)) != 0)
@@ -579,6 +608,8 @@ main(int argc, char **argv)
 		ab_out_sessions(&out, rv);
 	else if (cmd == CMD_SUMMARY)
 		ab_out_summary(&out, rv);
+	else if (cmd == CMD_NET)
+		ab_out_net(&out, st.net, rv);
 
 	/* 7. Completeness, with every review: "no denials" must never mean "could not see". */
 	{
@@ -600,7 +631,7 @@ main(int argc, char **argv)
 	st.x.utc = out.utc;
 	/* Nothing to list is said in words; with filters, that they matched nothing (sessions
 	 * and summary say it themselves). */
-	if (!out.json && cmd == CMD_DENIALS && st.x.rs->denials == 0)
+	if (!out.json && cmd == CMD_DENIALS && st.x.rs->denials == 0 && st.x.rs->net_shown == 0)
 		fputs(st.x.filtered ? "no denials in the records read match the filters\n" :
 		    "no denials in the records read\n", stdout);
 	fflush(stdout);
@@ -611,6 +642,7 @@ out:
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_FATAL, "write: %s", strerror(errno));
 	ab_review_free(rv);
+	ab_netview_free(st.net);
 	ab_group_free(st.g);
 	ab_aup_free(st.aup);
 	free(rd.buf);

@@ -65,13 +65,20 @@ json_str_or_null(FILE *f, struct ab_str s)
 		json_str(f, s);
 }
 
+/* V, or null when it is NONE (the value that stands for "not in the record"). */
 static void
-json_u64(FILE *f, uint64_t v)
+json_u64_unless(FILE *f, uint64_t v, uint64_t none)
 {
-	if (v == AB_UNSET32)
+	if (v == none)
 		fputs("null", f);
 	else
 		fprintf(f, "%ju", (uintmax_t)v);
+}
+
+static void
+json_u64(FILE *f, uint64_t v)
+{
+	json_u64_unless(f, v, AB_UNSET32);
 }
 
 static void
@@ -89,6 +96,51 @@ fmt_time(char *buf, size_t cap, uint64_t sec, uint32_t ms, int utc, int iso)
 		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
 	else
 		strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* A number a network record may leave out (AB_NET_NONE): null then.  Not json_u64: a
+ * byte count may well be 4294967295. */
+static void
+json_num(FILE *f, uint64_t v)
+{
+	json_u64_unless(f, v, AB_NET_NONE);
+}
+
+/* ,"KEY":"value" (or null when empty), and ,"KEY":number (or null when not given): the
+ * network objects' fields, one call each. */
+static void
+kv_str(FILE *f, const char *key, struct ab_str v)
+{
+	fprintf(f, ",\"%s\":", key);
+	json_str_or_null(f, v);
+}
+
+static void
+kv_num(FILE *f, const char *key, uint64_t v)
+{
+	fprintf(f, ",\"%s\":", key);
+	json_num(f, v);
+}
+
+/* The fields a network decision adds (DESIGN.md: host port addr decision rule bytes_up
+ * bytes_down; and proto, event, count, reason, dur_ms). */
+static void
+net_json(FILE *f, const struct ab_net *n)
+{
+	kv_str(f, "proto", n->proto);
+	kv_str(f, "event", str_of_cstr(n->b_event));
+	kv_str(f, "host", n->host);
+	if (n->host_truncated)
+		fputs(",\"host_truncated\":true", f);
+	kv_num(f, "port", n->port);
+	fprintf(f, ",\"decision\":\"%s\"", n->allowed ? "allowed" : "denied");
+	kv_str(f, "reason", n->reason);
+	kv_num(f, "count", n->count);
+	kv_num(f, "bytes_up", n->bytes_up);
+	kv_num(f, "bytes_down", n->bytes_down);
+	kv_num(f, "dur_ms", n->dur_ms);
+	if (n->malformed)
+		fputs(",\"malformed\":true", f);
 }
 
 static void
@@ -142,8 +194,41 @@ denial_json(FILE *f, const struct ab_denial *d)
 	fputs(",\"domain\":", f);
 	json_str_or_null(f, d->domain);
 	fputs(",\"rule\":", f);
-	json_str(f, str_of_cstr(d->rule));
+	if (d->net != NULL) {
+		json_str_or_null(f, d->net->rule);
+		net_json(f, d->net);
+	} else
+		json_str(f, str_of_cstr(d->rule));
 	fputs("}\n", f);
+}
+
+/* The object of a network decision's row, raw (the caller escapes it): host:port, the
+ * address dialled, and what the record adds (reason, count, bytes, rule). */
+static struct ab_str
+net_object(char *buf, size_t cap, const struct ab_net *n)
+{
+	size_t o;
+
+	o = (size_t)snprintf(buf, cap, memchr(n->host.p, ':', n->host.n) ? "[%.*s]" : "%.*s",
+	    (int)(n->host.n ? n->host.n : 1), n->host.n ? n->host.p : "?");
+	if (n->host_truncated && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, "...(host truncated)");
+	if (n->port != AB_NET_NONE && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, ":%ju", (uintmax_t)n->port);
+	if (n->addr.n > 0 && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, " addr=%s", n->b_addr);
+	if (n->reason.n > 0 && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, " reason=%s", n->b_reason);
+	if (n->count != AB_NET_NONE && n->count > 1 && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, " count=%ju", (uintmax_t)n->count);
+	if (strcmp(n->b_event, "close") == 0 && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, " up=%ju down=%ju ms=%ju",
+		    (uintmax_t)(n->bytes_up == AB_NET_NONE ? 0 : n->bytes_up),
+		    (uintmax_t)(n->bytes_down == AB_NET_NONE ? 0 : n->bytes_down),
+		    (uintmax_t)(n->dur_ms == AB_NET_NONE ? 0 : n->dur_ms));
+	if (n->rule.n > 0 && o < cap)
+		o += (size_t)snprintf(buf + o, cap - o, " rule=%s", n->b_rule);
+	return (struct ab_str){ buf, o < cap ? o : cap - 1 };
 }
 
 static const size_t W_TIME = 19, W_SES = 6, W_USER = 10, W_KIND = 8, W_ACC = 18, W_SYS = 10,
@@ -154,9 +239,16 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 {
 	struct ab_out *o = arg;
 	FILE *f = o->f;
-	char t[64], ses[24];
-	struct ab_str obj = d->path.n > 0 ? d->path : d->addr, prog = d->comm;
+	char t[64], ses[24], nobj[2048], nacc[40];
+	struct ab_str obj = d->path.n > 0 ? d->path : d->addr, prog = d->comm, acc = d->access;
 
+	if (d->net != NULL) {	/* access "connect deny", "dns open", ...; object host:port... */
+		obj = net_object(nobj, sizeof(nobj), d->net);
+		snprintf(nacc, sizeof(nacc), "%s %s", d->net->b_proto[0] ? d->net->b_proto : "?",
+		    d->net->b_event[0] ? d->net->b_event : "?");
+		acc = str_of_cstr(nacc);
+		prog = str_of_cstr("-");	/* the daemon's, not the agent's: not known */
+	}
 	if (o->json) {
 		denial_json(f, d);
 		return;
@@ -176,7 +268,7 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		snprintf(ses, sizeof(ses), "-");
 	else
 		snprintf(ses, sizeof(ses), "%ju", (uintmax_t)d->ses);
-	if (d->exe.n > 0) {
+	if (d->exe.n > 0 && d->net == NULL) {
 		const char *slash = memrchr(d->exe.p, '/', d->exe.n);
 
 		prog = slash ? (struct ab_str){ slash + 1, d->exe.n - (slash + 1 - d->exe.p) } : d->exe;
@@ -186,7 +278,7 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		put_col(f, str_of_cstr(ses), W_SES);
 		put_col(f, str_of_cstr(d->user ? d->user : "?"), W_USER);
 		put_col(f, str_of_cstr(ab_kind_name[d->kind]), W_KIND);
-		put_col(f, d->access, W_ACC);
+		put_col(f, acc, W_ACC);
 		put_col(f, str_of_cstr(d->syscall ? d->syscall : "-"), W_SYS);
 		put_col(f, prog, W_PROG);
 		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
@@ -196,7 +288,7 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		fprintf(f, "%s\t%ju\t%s\t", t, (uintmax_t)d->serial, ses);
 		put_safe(f, str_of_cstr(d->user ? d->user : "?"), 0);
 		fprintf(f, "\t%s\t", ab_kind_name[d->kind]);
-		put_safe(f, d->access, 0);
+		put_safe(f, acc, 0);
 		fprintf(f, "\t%s\t", d->syscall ? d->syscall : "-");
 		put_safe(f, prog, 0);
 		fputc('\t', f);
@@ -240,11 +332,31 @@ session_json(FILE *f, const struct ab_session *s)
 	json_str_or_null(f, str_of_cstr(s->network));
 	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
 	    (uintmax_t)s->logins);
-	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,"
-	    "\"denials_before_filters\":%ju,\"start_seen\":%s}\n", (uintmax_t)s->denials,
+	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,\"net\":%ju,"
+	    "\"denials_before_filters\":%ju,\"start_seen\":%s", (uintmax_t)s->denials,
 	    (uintmax_t)s->by_kind[AB_KIND_LANDLOCK], (uintmax_t)s->by_kind[AB_KIND_SECCOMP],
-	    (uintmax_t)s->by_kind[AB_KIND_DAC], (uintmax_t)s->denials_all,
-	    s->have_start ? "true" : "false");
+	    (uintmax_t)s->by_kind[AB_KIND_DAC], (uintmax_t)s->by_kind[AB_KIND_NET],
+	    (uintmax_t)s->denials_all, s->have_start ? "true" : "false");
+	fprintf(f, ",\"connections_allowed\":%ju,\"connections_denied\":%ju,\"net_end\":",
+	    (uintmax_t)s->net_allowed, (uintmax_t)s->net_denied);
+	json_str_or_null(f, str_of_cstr(s->net_end));
+	fputs("}\n", f);
+}
+
+/* A session with network records (network = proxy): its connection counts, after the
+ * filters like the denial counts.  Sessions without any print nothing here. */
+static void
+net_counts(FILE *f, const struct ab_session *s)
+{
+	if (s->net_records_all == 0 && s->net_end[0] == '\0')
+		return;
+	fprintf(f, "; connections %ju allowed, %ju denied", (uintmax_t)s->net_allowed,
+	    (uintmax_t)s->net_denied);
+	if (s->net_end[0] != '\0') {
+		fputs(" (proxy ended: ", f);
+		put_safe(f, str_of_cstr(s->net_end), 0);
+		fputc(')', f);
+	}
 }
 
 /* A session's denial count: with filters, "N of M", so that the count of what matched
@@ -257,8 +369,12 @@ denial_counts(FILE *f, const struct ab_session *s, int filtered, const char *nou
 		    (uintmax_t)s->denials_all, noun);
 	else
 		fprintf(f, "%ju%s", (uintmax_t)s->denials, noun);
-	fprintf(f, " (landlock %ju, seccomp %ju, dac %ju)", (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
+	fprintf(f, " (landlock %ju, seccomp %ju, dac %ju", (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
 	    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC]);
+	/* net only where the session has network records: other modes read as before. */
+	if (s->net_records_all > 0)
+		fprintf(f, ", net %ju", (uintmax_t)s->by_kind[AB_KIND_NET]);
+	fputc(')', f);
 }
 
 /* Said in words when no row is printed: an empty selection is not "no denials". */
@@ -323,6 +439,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 			fprintf(o->f, "\t%s\t%s\t%s\t", st, en, dg);
 		}
 		denial_counts(o->f, s, filtered, "");
+		net_counts(o->f, s);
 		if (s->shared || s->logins > 1)
 			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
 			    s->shared ? ", loginuid immutable" : "");
@@ -409,10 +526,11 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 			fprintf(o->f, "{\"v\":1,\"session\":%ju,\"user\":", (uintmax_t)s->ses);
 			json_str_or_null(o->f, str_of_cstr(s->user));
 			fprintf(o->f, ",\"denials\":%ju,\"kinds\":{\"landlock\":%ju,\"seccomp\":%ju,"
-			    "\"dac\":%ju},\"denials_before_filters\":%ju,\"start_seen\":%s",
+			    "\"dac\":%ju,\"net\":%ju},\"denials_before_filters\":%ju,\"start_seen\":%s",
 			    (uintmax_t)s->denials, (uintmax_t)s->by_kind[AB_KIND_LANDLOCK],
 			    (uintmax_t)s->by_kind[AB_KIND_SECCOMP], (uintmax_t)s->by_kind[AB_KIND_DAC],
-			    (uintmax_t)s->denials_all, s->have_start ? "true" : "false");
+			    (uintmax_t)s->by_kind[AB_KIND_NET], (uintmax_t)s->denials_all,
+			    s->have_start ? "true" : "false");
 			top_print(o->f, 1, "paths", s->paths, filtered);
 			top_print(o->f, 1, "programs", s->progs, filtered);
 			fputs("}\n", o->f);
@@ -427,12 +545,114 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 			fputs(" (started before the records read)", o->f);
 		fputs(": ", o->f);
 		denial_counts(o->f, s, filtered, " denials");
+		net_counts(o->f, s);
 		fputc('\n', o->f);
 		top_print(o->f, 0, "paths", s->paths, filtered);
 		top_print(o->f, 0, "programs", s->progs, filtered);
 	}
 	if (shown == 0)
 		no_sessions(o, rv);
+}
+
+/* ---- the net view ------------------------------------------------------------------- */
+
+static void
+netrow_json(FILE *f, const struct ab_netrow *w, int by_user)
+{
+	char t[64];
+
+	fputs("{\"v\":1,\"session\":", f);
+	json_u64(f, by_user ? AB_UNSET32 : w->ses);
+	kv_str(f, "node", str_of_cstr(by_user ? NULL : w->node));
+	kv_str(f, "user", str_of_cstr(w->user));
+	kv_num(f, "uid", w->uid == AB_UNSET32 ? AB_NET_NONE : w->uid);
+	kv_str(f, "proto", str_of_cstr(w->proto));
+	kv_str(f, "host", str_of_cstr(w->host));
+	kv_num(f, "port", w->port);
+	fprintf(f, ",\"decision\":\"%s\"", w->allowed ? "allowed" : "denied");
+	kv_str(f, "reason", str_of_cstr(w->reason));
+	kv_str(f, "rule", str_of_cstr(w->rule));
+	fprintf(f, ",\"count\":%ju,\"closed\":%ju,\"bytes_up\":%ju,\"bytes_down\":%ju",
+	    (uintmax_t)w->count, (uintmax_t)w->closes, (uintmax_t)w->bytes_up,
+	    (uintmax_t)w->bytes_down);
+	fmt_time(t, sizeof(t), w->first_sec, w->first_ms, 1, 1);
+	fprintf(f, ",\"first\":\"%s\"", t);
+	fmt_time(t, sizeof(t), w->last_sec, w->last_ms, 1, 1);
+	fprintf(f, ",\"last\":\"%s\"}\n", t);
+}
+
+/* One row's cells after the session/user ones, table or tab-separated. */
+static void
+netrow_text(struct ab_out *o, const struct ab_netrow *w)
+{
+	char host[1100], cnt[24], first[64], last[64], detail[700];
+	FILE *f = o->f;
+
+	snprintf(host, sizeof(host), strchr(w->host, ':') ? "[%s]" : "%s", w->host[0] ? w->host : "?");
+	if (w->port != AB_NET_NONE)
+		snprintf(host + strlen(host), sizeof(host) - strlen(host), ":%ju", (uintmax_t)w->port);
+	snprintf(cnt, sizeof(cnt), "%ju", (uintmax_t)w->count);
+	fmt_time(first, sizeof(first), w->first_sec, 0, o->utc, 0);
+	fmt_time(last, sizeof(last), w->last_sec, 0, o->utc, 0);
+	if (w->allowed)
+		snprintf(detail, sizeof(detail), "up %ju down %ju%s%s%s", (uintmax_t)w->bytes_up,
+		    (uintmax_t)w->bytes_down,
+		    /* a DNS answer has no connection to close */
+		    w->closes < w->count && strcmp(w->proto, "dns") != 0 ? " (not all closed)" : "",
+		    w->rule[0] ? "  rule " : "", w->rule);
+	else
+		snprintf(detail, sizeof(detail), "%s%s%s", w->reason[0] ? w->reason : "-",
+		    w->rule[0] ? "  rule " : "", w->rule);
+	if (o->tty) {
+		put_col(f, str_of_cstr(w->allowed ? "allowed" : "denied"), 8);
+		put_col(f, str_of_cstr(w->proto[0] ? w->proto : "?"), 8);
+		put_col(f, str_of_cstr(host), 30);
+		fprintf(f, "%7s %-19s %-19s ", cnt, first, last);
+	} else {
+		fprintf(f, "%s\t", w->allowed ? "allowed" : "denied");
+		put_safe(f, str_of_cstr(w->proto[0] ? w->proto : "?"), 0);
+		fputc('\t', f);
+		put_safe(f, str_of_cstr(host), 0);
+		fprintf(f, "\t%s\t%s\t%s\t", cnt, first, last);
+	}
+	put_safe(f, str_of_cstr(detail), 0);
+	fputc('\n', f);
+}
+
+void
+ab_out_net(struct ab_out *o, const struct ab_netview *v, const struct ab_review *rv)
+{
+	const struct ab_netrow *w;
+	int by_user = ab_netview_by_user(v);
+	char who[32];
+	size_t i;
+
+	if (!o->json)
+		fprintf(o->f, o->tty ? "%-6s %-10s %-8s %-8s %-30s %7s %-19s %-19s %s\n" :
+		    "#%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", by_user ? "UID" : "SES", "USER",
+		    "DECISION", "PROTO", "HOST", "COUNT", "FIRST", "LAST", "REASON/BYTES");
+	for (i = 0; (w = ab_netview_row(v, i)) != NULL; i++) {
+		if (o->json) {
+			netrow_json(o->f, w, by_user);
+			continue;
+		}
+		if ((by_user ? w->uid : w->ses) == AB_UNSET32)
+			snprintf(who, sizeof(who), "-");
+		else
+			snprintf(who, sizeof(who), "%ju", (uintmax_t)(by_user ? w->uid : w->ses));
+		if (o->tty) {
+			put_col(o->f, str_of_cstr(who), 6);
+			put_col(o->f, str_of_cstr(w->user[0] ? w->user : "?"), 10);
+		} else {
+			fprintf(o->f, "%s\t", who);
+			put_safe(o->f, str_of_cstr(w->user[0] ? w->user : "?"), 0);
+			fputc('\t', o->f);
+		}
+		netrow_text(o, w);
+	}
+	if (i == 0 && !o->json)
+		fputs(ab_review_filtering(rv) ? "no network decisions in the records read match "
+		    "the filters\n" : "no network decisions in the records read\n", o->f);
 }
 
 /* ---- completeness ---------------------------------------------------------------------- */
@@ -493,6 +713,19 @@ bookkeeping_problems(struct problems *p, const struct ab_review_stats *rs)
 	if (rs->refusals_lost > 0)
 		problem(p, "%ju refused login(s) not kept for the sessions list (out of memory)",
 		    (uintmax_t)rs->refusals_lost);
+}
+
+/* Network records the review could not read as the contract says, or not count. */
+static void
+net_problems(struct problems *p, const struct ab_facts *x)
+{
+	if (x->rs->net_malformed > 0)
+		problem(p, "%ju agentbox-netd record(s) malformed (no session, no host, a decision, "
+		    "event or number the contract does not have): listed as denials unless plainly "
+		    "allowed, their attribution not vouched for", (uintmax_t)x->rs->net_malformed);
+	if (x->net_rows_lost > 0)
+		problem(p, "%ju network decision(s) not counted in the net view (its table is full, "
+		    "or out of memory)", (uintmax_t)x->net_rows_lost);
 }
 
 /*
@@ -612,6 +845,7 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 		    "(their start, and maybe earlier denials, are in rotated-away logs%s%s)",
 		    r->no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
 	bookkeeping_problems(p, x->rs);
+	net_problems(p, x);
 	if (x->rs->domains_partial > 0)
 		problem(p, "%ju Landlock domain(s) created before the oldest record read have "
 		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
@@ -644,6 +878,10 @@ report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 		    (uintmax_t)x->backlog_limit);
 	fprintf(f, "  Landlock: %ju domain(s) checked against their denial counts, %ju still open\n",
 	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open);
+	if (x->rs->net_records > 0)
+		fprintf(f, "  network: %ju agentbox-netd decision record(s) read (%ju allowed, "
+		    "%ju denied)\n", (uintmax_t)x->rs->net_records, (uintmax_t)x->rs->net_allowed,
+		    (uintmax_t)x->rs->net_denied);
 	if (x->rs->refused > 0)
 		fprintf(f, "  note: %ju login(s) refused by pam_agentbox (see the sessions command)\n",
 		    (uintmax_t)x->rs->refused);
@@ -675,10 +913,13 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 		fputs("null", f);
 	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
 	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
-	    "\"sessions\":%zu,\"sessions_before_filters\":%zu}}\n",
+	    "\"sessions\":%zu,\"sessions_before_filters\":%zu,\"net_records\":%ju,"
+	    "\"net_allowed\":%ju,\"net_denied\":%ju,\"net_malformed\":%ju}}\n",
 	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
 	    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
-	    x->filtered ? "true" : "false", r->nsel, r->nses);
+	    x->filtered ? "true" : "false", r->nsel, r->nses, (uintmax_t)x->rs->net_records,
+	    (uintmax_t)x->rs->net_allowed, (uintmax_t)x->rs->net_denied,
+	    (uintmax_t)x->rs->net_malformed);
 }
 
 int

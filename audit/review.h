@@ -1,8 +1,8 @@
 /*
  * agentbox-audit internals: one audit log line (logline.c), records grouped into events
  * (group.c: the streaming fast path; auparse.c: libauparse, the reference), events turned
- * into denials, sessions and completeness facts (analyze.c, complete.c), and printed
- * (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
+ * into denials, sessions and completeness facts (analyze.c, complete.c; agentbox-netd's
+ * network records: net.c), and printed (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
  * only main.c and output.c write to stdout/stderr.
  */
 #ifndef AB_REVIEW_H
@@ -71,8 +71,11 @@ enum ab_type ab_type_of(const char *name, size_t n);
 /*
  * Find field KEY in the record body; *v is the raw value (quotes kept, hex not decoded).
  * User-space records carry their own fields inside msg='...': with INNER those are
- * searched first, otherwise the outer ones are.  Returns 0 or -ENOENT.
+ * searched first, otherwise the outer ones are; with AB_INNER_ONLY only those (a field
+ * the message lacks is then never the sender's header field of the same name).
+ * Returns 0 or -ENOENT.
  */
+#define AB_INNER_ONLY	2
 int	ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *v);
 /* The same for the enriched translations (UID="root", SYSCALL=openat, ...). */
 int	ab_rec_enriched(const struct ab_rec *r, const char *key, struct ab_str *v);
@@ -124,10 +127,64 @@ void	ab_aup_free(struct ab_aup *a);
 
 /* ---- the review ---------------------------------------------------------------------- */
 
-enum ab_kind { AB_KIND_LANDLOCK = 0, AB_KIND_SECCOMP, AB_KIND_DAC, AB_KIND_N };
+/* AB_KIND_NET: a network decision of agentbox-netd (net.c); only its denied ones are
+ * denials, the allowed ones are listed with --kind net and counted in the net view. */
+enum ab_kind { AB_KIND_LANDLOCK = 0, AB_KIND_SECCOMP, AB_KIND_DAC, AB_KIND_NET, AB_KIND_N };
 extern const char *const ab_kind_name[AB_KIND_N];
 
 #define AB_UNSET32	4294967295ULL	/* auid/ses "unset" */
+
+/* ---- network records (net.c) ----------------------------------------------------------- */
+
+#define AB_NET_NONE	UINT64_MAX	/* a number the record does not give */
+
+/* One op=agentbox-net record, decoded (docs/audit-records.md).  ses/uid/user are the
+ * body's: the header's are the daemon's own. */
+struct ab_net {
+	uint64_t	 ses, uid;	/* AB_UNSET32 when absent */
+	uint64_t	 port, count, bytes_up, bytes_down, dur_ms;	/* AB_NET_NONE: absent */
+	uint64_t	 attempts;	/* count, or 1 */
+	int		 allowed;	/* decision=allowed (and not event=deny) */
+	int		 malformed;	/* not what the contract says: see ab_net_parse */
+	int		 host_truncated;
+	struct ab_str	 proto, host, addr, rule, reason;	/* rule, reason: empty for "-" */
+	char		 b_user[64], b_proto[16], b_event[16], b_decision[16];
+	char		 b_host[1024], b_addr[64], b_rule[512], b_reason[64];
+};
+
+/*
+ * R as a network decision.  Returns 1 when R is not an op=agentbox-net record; 0; or
+ * -EINVAL when it is one that does not say what the contract says (no ses or uid, no
+ * host, a decision or event outside their values, a number that is not one): N is then
+ * filled as far as it could be, malformed set, and anything not plainly allowed is read
+ * as denied.
+ */
+int	ab_net_parse(const struct ab_rec *r, struct ab_net *n);
+/* op=agentbox-net-session (event=open|end) or op=agentbox-net-session-end: 1 not one;
+ * 0; -EINVAL without a session or with another event. */
+int	ab_net_session_parse(const struct ab_rec *r, uint64_t *ses, char *event, size_t ecap,
+	    char *reason, size_t rcap);
+
+/* The net view: one row per session (or user), protocol, host, port, decision, reason. */
+struct ab_netrow {
+	uint64_t	 hash;
+	char		*node, *user, *proto, *host, *reason, *rule;	/* rule: the first seen */
+	uint64_t	 ses, uid, port;
+	int		 allowed;
+	uint64_t	 count;		/* connections opened / attempts denied */
+	uint64_t	 closes;	/* close records (allowed) */
+	uint64_t	 bytes_up, bytes_down;
+	uint64_t	 first_sec, last_sec;
+	uint32_t	 first_ms, last_ms;
+};
+struct ab_netview;
+struct ab_denial;
+int	ab_netview_new(int by_user, struct ab_netview **out);
+/* Count D (a network decision: d->net set).  0; -ENOSPC past the table's rows; -ENOMEM. */
+int	ab_netview_add(struct ab_netview *v, const struct ab_denial *d);
+const struct ab_netrow *ab_netview_row(const struct ab_netview *v, size_t i);
+int	ab_netview_by_user(const struct ab_netview *v);
+void	ab_netview_free(struct ab_netview *v);
 
 /* One denial, everything decoded.  Strings are valid until the callback returns. */
 struct ab_denial {
@@ -149,6 +206,7 @@ struct ab_denial {
 	int		 has_exit;
 	struct ab_str	 domain;	/* Landlock domain id (hex) */
 	char		 rule[64];	/* "landlock domain 1d5..", "seccomp errno(1)", "audit key agentbox" */
+	const struct ab_net *net;	/* kind net: the decision (its rule is net->rule) */
 };
 
 /* ---- completeness (complete.c) ----------------------------------------------------- */
@@ -187,6 +245,8 @@ struct ab_filter {
 	uint64_t	 since, until;	/* epoch seconds */
 	int		 kinds;		/* bit mask of 1 << ab_kind; 0 = all */
 	const char	*path;		/* prefix (directory boundary) or glob */
+	int		 net_decisions;	/* hand FN the allowed network decisions too (--kind
+					 * net, the net view), not only the denied ones */
 };
 
 typedef void (*ab_denial_fn)(void *arg, const struct ab_denial *d);
@@ -220,6 +280,10 @@ struct ab_session {
 					 * progs count these too */
 	uint64_t	 by_kind[AB_KIND_N];
 	struct ab_top	*paths, *progs;	/* summary: counts by path and by executable */
+	/* Network decisions (network = proxy): connections opened and attempts denied that
+	 * pass the filters, and every one of the session's records before filters. */
+	uint64_t	 net_allowed, net_denied, net_records_all;
+	char		 net_end[32];	/* op=agentbox-net-session end: its reason */
 };
 
 /* op=agentbox-session-refused: a login the PAM module refused (invariant 1). */
@@ -253,6 +317,12 @@ struct ab_review_stats {
 	uint64_t	 domains_untracked;	/* Landlock records of a domain not held */
 	uint64_t	 counts_lost;		/* per-session path/program counts not kept */
 	uint64_t	 refusals_lost;		/* refused logins not kept for the list */
+	/* Network records (net.c). */
+	uint64_t	 net_records;		/* op=agentbox-net records read */
+	uint64_t	 net_allowed, net_denied;	/* of those, by decision */
+	uint64_t	 net_shown;		/* decisions handed to FN */
+	uint64_t	 net_malformed;		/* not what the contract says (counted, listed
+						 * when not plainly allowed) */
 };
 
 struct ab_review;
@@ -312,6 +382,7 @@ struct ab_out {
 void	ab_out_denial(void *out, const struct ab_denial *d);
 void	ab_out_sessions(struct ab_out *o, const struct ab_review *rv);
 void	ab_out_summary(struct ab_out *o, const struct ab_review *rv);
+void	ab_out_net(struct ab_out *o, const struct ab_netview *v, const struct ab_review *rv);
 
 /* Everything the completeness report says, gathered by main. */
 struct ab_facts {
@@ -326,6 +397,7 @@ struct ab_facts {
 	const struct ab_review *rv;
 	int		 filtered;
 	int		 utc;		/* times in UTC (--utc) */
+	uint64_t	 net_rows_lost;	/* net view: decisions its table could not hold */
 };
 /* Print the report to F (text, or one JSON object); returns 1 if the record is not
  * known to be complete, else 0. */

@@ -77,6 +77,9 @@ void	ab_strv_free(struct ab_strv *sv);
 int	ab_strv_has(const struct ab_strv *sv, const char *s);
 /* Remove later duplicates in place, keeping first occurrences in order.  0 or -ENOMEM. */
 int	ab_strv_uniq(struct ab_strv *sv);
+/* ab_strv_uniq, dropping TWIN's items (same count, may be NULL) with SV's: SV's first
+ * occurrence and its twin stay.  -EINVAL when the counts differ. */
+int	ab_strv_uniq_twin(struct ab_strv *sv, struct ab_strv *twin);
 
 /* ---- names ---- */
 

@@ -75,9 +75,17 @@ uniq_cmp(const void *a, const void *b, void *arg)
 int
 ab_strv_uniq(struct ab_strv *sv)
 {
+	return ab_strv_uniq_twin(sv, NULL);
+}
+
+int
+ab_strv_uniq_twin(struct ab_strv *sv, struct ab_strv *twin)
+{
 	size_t *idx, i, j;
 	unsigned char *dup;
 
+	if (twin != NULL && twin->n != sv->n)
+		return -EINVAL;
 	if (sv->n < 2)
 		return 0;
 	idx = calloc(sv->n, sizeof(*idx));
@@ -95,13 +103,23 @@ ab_strv_uniq(struct ab_strv *sv)
 		if (strcmp(sv->v[idx[i]], sv->v[idx[i - 1]]) == 0)
 			dup[idx[i]] = 1;	/* idx[i-1] < idx[i]: the first stays */
 	for (i = j = 0; i < sv->n; i++) {
-		if (dup[i])
+		if (dup[i]) {
 			free(sv->v[i]);
-		else
-			sv->v[j++] = sv->v[i];
+			if (twin != NULL)
+				free(twin->v[i]);
+			continue;
+		}
+		sv->v[j] = sv->v[i];
+		if (twin != NULL)
+			twin->v[j] = twin->v[i];
+		j++;
 	}
 	sv->n = j;
 	sv->v[j] = NULL;
+	if (twin != NULL) {
+		twin->n = j;
+		twin->v[j] = NULL;
+	}
 	free(idx);
 	free(dup);
 	return 0;

@@ -2,7 +2,8 @@
 # (DESIGN.md "Network by name"): request heads (http.c), host names and rules (host.c),
 # the public-suffix check (hostcheck.c, libpsl: linked only into `agentbox check` and
 # the daemon, never the PAM module), the TLS ClientHello's SNI (sni.c), the box's DNS
-# answerer's wire code (dns.c) and the address policy (addr.c).  netd/README.md says
+# answerer's wire code (dns.c), the address policy (addr.c) and the PAM -> daemon
+# hand-off message (proto.c, also linked into the PAM module).  netd/README.md says
 # what each decides and what is next.  The base-URL credential gateway (gateway.c), its
 # TLS client (tls.c, OpenSSL 3) and credential files (cred.c) are the daemon's only.
 # Its tests and fuzzers are tests/build.mk's.

@@ -1,10 +1,12 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
-# Every .c here is part of the module except init.c, which is agentbox-init alone.
-PAM_SRCS := $(filter-out pam_module/init.c,$(sort $(wildcard pam_module/*.c)))
+# Every .c here is part of the module except init.c, which is agentbox-init alone; and
+# netd/proto.c, the hand-off message of network = proxy (netd.c), shared with the daemon.
+PAM_SRCS := $(filter-out pam_module/init.c,$(sort $(wildcard pam_module/*.c))) netd/proto.c
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init
 PAM_LIBS  = $(call pkg,--libs pam audit)
+$(call objs-in,pam_module): CPPFLAGS_DIR = -Inetd
 $(call objs-in,pam_module): PKG_CFLAGS_DIR = $(call pkg,--cflags pam audit)
 
 ALL       += $(PAM_SO) $(AB_INIT)
@@ -59,6 +61,6 @@ $(PAM_SAN_SO): $(PAM_SRCS:%.c=$(B)/san/%.o) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) \
 $(B)/bench/pam_agentbox_freshnet.so: $(PAM_OBJS) $(POLICY_LIB) $(UTIL_LIB) \
     pam_module/pam_agentbox.map
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DAB_NETNS_FRESH_NONE $(call pkg,--cflags pam audit) -shared \
+	$(CC) $(CFLAGS) -Inetd -DAB_NETNS_FRESH_NONE $(call pkg,--cflags pam audit) -shared \
 	  $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map -o $@ $(PAM_SRCS) \
 	  $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(PAM_LIBS)

@@ -37,6 +37,7 @@ struct ab_sess {
 	uint32_t		 walked;	/* entries the mask walk visited (debug line) */
 	pid_t			 init_pid;	/* host pid of the session's pid 1 */
 	int			 init_pidfd;	/* pidfd of it: kill and reap without pid reuse */
+	int			 netd_fd;	/* proxy: connected to agentbox-netd, or -1 */
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
 	char			 why[512];	/* reason of the first failure, for the auth log */
@@ -48,6 +49,16 @@ int	ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
 
 /* netns.c: enter the network namespace the policy asks for (before the mount ns). */
 int	ab_netns_enter(struct ab_sess *s);
+
+/*
+ * netd.c, network = proxy only (netd-spec.md section 3).  ab_netd_connect: connect to
+ * agentbox-netd's control socket into s->netd_fd, while the host's /run is still in
+ * view (the world replaces it).  ab_netd_handoff, DESIGN step 7: the box's listeners in
+ * the session's network namespace, the open message with them and the pidfd of pid 1,
+ * the daemon's "ok" within AB_NETD_TIMEOUT_MS; our copies closed whatever it says.
+ */
+int	ab_netd_connect(struct ab_sess *s);
+int	ab_netd_handoff(struct ab_sess *s);
 
 /* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */
 int	ab_world_build(struct ab_sess *s);

@@ -11,6 +11,8 @@
  *             the abstract unix socket namespace, which the shell's Landlock scoping
  *             (ABI 6) closes per session.
  *   loopback  a fresh namespace per session with lo up: the session's own servers.
+ *   proxy     the same; its only way out is agentbox-netd, through listeners netd.c
+ *             makes on this lo and hands over (netd-spec.md sections 2 and 3).
  *   host/tcp  the host's namespace; tcp:PORTS is enforced by the shell (Landlock).
  */
 #define _GNU_SOURCE
@@ -143,6 +145,7 @@ ab_netns_enter(struct ab_sess *s)
 		return join_shared_none(s);
 #endif
 	case AB_NET_LOOPBACK:
+	case AB_NET_PROXY:
 		if (unshare(CLONE_NEWNET) == -1)
 			return ab_sess_fail(s, -errno, "unshare(CLONE_NEWNET): %s", strerror(errno));
 		return lo_up(s);

@@ -220,8 +220,8 @@ elapsed_us(const struct timespec *t0)
 
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
-	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_PLAN,
-	STEP_RECORD, STEP_N
+	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
+	STEP_PLAN, STEP_RECORD, STEP_N
 };
 static const char *const step_name[STEP_N] = {
 	[STEP_LOGINUID]	= "loginuid",
@@ -230,6 +230,7 @@ static const char *const step_name[STEP_N] = {
 	[STEP_WORLD]	= "world",
 	[STEP_MASKS]	= "masks",
 	[STEP_PID1]	= "pid 1",
+	[STEP_NETD]	= "netd",
 	[STEP_PLAN]	= "plan",
 	[STEP_RECORD]	= "record",
 };
@@ -342,6 +343,7 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->init_path = a->init;
 	s->debug = a->debug;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
+	s->netd_fd = -1;
 }
 
 /* Close what the session's building opened; the pidfd of pid 1 only if live has not
@@ -350,7 +352,7 @@ static void
 sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
-	    &s->init_pidfd };
+	    &s->init_pidfd, &s->netd_fd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -448,6 +450,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	/* For step 6: agentbox-init, opened before step 5 hides its path. */
 	if ((r = ab_reaper_open(&s)) != 0)
 		goto refuse;
+	/* For step 7: agentbox-netd's control socket, before step 5 replaces /run (and
+	 * before any namespace is made: a daemon that is down refuses at once). */
+	if (pol->network == AB_NET_PROXY && (r = ab_netd_connect(&s)) != 0)
+		goto refuse;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		strcpy(cwd, "/");
 
@@ -468,7 +474,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
 	if ((r = timed(&clk, STEP_PID1, ab_reaper_start(&s))) != 0)
 		goto refuse;
-	/* 7. Hand-off to host-side helpers: none exists yet; it goes here. */
+	/* 7. Hand-off to host-side helpers: proxy's listeners to agentbox-netd. */
+	if ((r = timed(&clk, STEP_NETD, pol->network == AB_NET_PROXY ?
+	    ab_netd_handoff(&s) : 0)) != 0)
+		goto kill;
 	/* 8. The session plan, then /run/agentbox sealed read-only. */
 	if ((r = ab_planfile_write(&s)) != 0 ||
 	    (r = timed(&clk, STEP_PLAN, ab_world_seal(&s))) != 0)

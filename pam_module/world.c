@@ -20,6 +20,8 @@
  *   /run/user/UID            the session's own runtime dir (tmpfs, 0700, the agent's)
  *   /run/agentbox            tmpfs for the plan and the mask sources; sealed read-only
  *                            after the plan is written (ab_world_seal)
+ *   /etc/resolv.conf         network = proxy: "nameserver 127.0.0.1", read-only, so
+ *                            lookups go to agentbox-netd's answerer on the box's lo
  *   projects, home           if one lives under a replaced tree (a project in /tmp),
  *                            it is cloned before and attached at its path after
  *
@@ -404,6 +406,69 @@ make_mask_sources(struct ab_sess *s)
 	return 0;
 }
 
+/* The file, root-owned 0444 in /run/agentbox: the source of the mount below. */
+static int
+write_resolv_conf(struct ab_sess *s)
+{
+	static const char text[] = "nameserver 127.0.0.1\noptions edns0\n";
+	ssize_t n;
+	int fd, e;
+
+	fd = openat(s->runfd, "resolv.conf", O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW |
+	    O_CLOEXEC, 0444);
+	if (fd == -1)
+		return ab_sess_fail(s, -errno, "create %s/resolv.conf: %s", AB_RUN_DIR,
+		    strerror(errno));
+	/* 0444 whatever the caller's umask: the agent reads it. */
+	if (fchmod(fd, 0444) == -1) {
+		e = errno;
+		close(fd);
+		return ab_sess_fail(s, -e, "chmod %s/resolv.conf: %s", AB_RUN_DIR, strerror(e));
+	}
+	n = write(fd, text, sizeof(text) - 1);
+	e = n == -1 ? errno : EIO;
+	close(fd);
+	if (n != (ssize_t)(sizeof(text) - 1))
+		return ab_sess_fail(s, -e, "write %s/resolv.conf: %s", AB_RUN_DIR, strerror(e));
+	return 0;
+}
+
+/*
+ * network = proxy: the box's resolver is agentbox-netd's answerer on its own 127.0.0.1
+ * (netd-spec.md section 2); the host's nameservers are unreachable from the box anyway.
+ * The file is made in /run/agentbox (sealed read-only with it) and a read-only clone of
+ * it is mounted on the dentry of /etc/resolv.conf itself, opened O_NOFOLLOW: on a host
+ * where it is a symlink (systemd-resolved) the link is covered, not its target.  A host
+ * without /etc/resolv.conf needs nothing: glibc and musl then ask 127.0.0.1 already.
+ */
+static int
+bind_resolv_conf(struct ab_sess *s)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	int target, clone, r;
+
+	if ((target = open("/etc/resolv.conf", O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? 0 :
+		    ab_sess_fail(s, -errno, "open /etc/resolv.conf: %s", strerror(errno));
+	if ((r = write_resolv_conf(s)) != 0) {
+		close(target);
+		return r;
+	}
+	clone = open_tree(s->runfd, "resolv.conf", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (clone == -1)
+		r = ab_sess_fail(s, -errno, "clone resolv.conf: %s", strerror(errno));
+	else if (mount_setattr(clone, "", AT_EMPTY_PATH, &attr, sizeof(attr)) == -1)
+		r = ab_sess_fail(s, -errno, "mount_setattr resolv.conf: %s", strerror(errno));
+	else if (move_mount(clone, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH) == -1)
+		r = ab_sess_fail(s, -errno, "mount over /etc/resolv.conf: %s", strerror(errno));
+	if (clone != -1)
+		close(clone);
+	close(target);
+	return r;
+}
+
 int
 ab_world_build(struct ab_sess *s)
 {
@@ -437,7 +502,10 @@ ab_world_build(struct ab_sess *s)
 		goto out;
 	if ((r = attach_hidden(s, h, nh)) != 0)
 		goto out;
-	r = make_mask_sources(s);
+	if ((r = make_mask_sources(s)) != 0)
+		goto out;
+	if (s->pol->network == AB_NET_PROXY)
+		r = bind_resolv_conf(s);
 out:
 	for (i = 0; i < KEEP_N; i++)
 		if (keeps[i] != -1)

@@ -2,14 +2,18 @@
 # pam_agentbox.so):
 #   $(PLAN_LIB)   plan parse/serialise, pattern matcher, ab_policy_free, ab_digest_hex:
 #                 no external library, so agentbox-shell can link it statically;
-#   $(POLICY_LIB) everything; link with $(POLICY_LIBS) (inih, nettle).
+#   $(POLICY_LIB) everything; link with $(POLICY_LIBS) (inih, nettle).  It holds netd/'s
+#                 pure host-rule and CIDR parsers (POLICY_NETD_SRCS: no libpsl), so the
+#                 policy and agentbox-netd read allow_host and allow_private alike.
 # Both use lib/'s $(UTIL_LIB): link it after them.
 # Unit tests link sanitized copies ($(B)/san/...) so ASan/UBSan see inside the library.
 
 POLICY_PLAN_SRCS := policy/compiled.c policy/digest_hex.c \
                     policy/pattern.c policy/prefilter.c policy/maskset.c policy/plan.c
 POLICY_SRCS      := $(sort $(wildcard policy/*.c))
+POLICY_NETD_SRCS := netd/host.c netd/addr.c
 POLICY_LIBS       = $(call pkg,--libs inih nettle)
+$(call objs-in,policy): CPPFLAGS_DIR = -Inetd
 $(call objs-in,policy): PKG_CFLAGS_DIR = $(call pkg,--cflags inih nettle)
 
 PLAN_LIB         := $(B)/libabplan.a
@@ -19,8 +23,8 @@ POLICY_LIB_SAN   := $(B)/san/libabpolicy.a
 
 $(PLAN_LIB):       $(POLICY_PLAN_SRCS:%.c=$(B)/%.o)
 $(PLAN_LIB_SAN):   $(POLICY_PLAN_SRCS:%.c=$(B)/san/%.o)
-$(POLICY_LIB):     $(POLICY_SRCS:%.c=$(B)/%.o)
-$(POLICY_LIB_SAN): $(POLICY_SRCS:%.c=$(B)/san/%.o)
+$(POLICY_LIB):     $(POLICY_SRCS:%.c=$(B)/%.o) $(POLICY_NETD_SRCS:%.c=$(B)/%.o)
+$(POLICY_LIB_SAN): $(POLICY_SRCS:%.c=$(B)/san/%.o) $(POLICY_NETD_SRCS:%.c=$(B)/san/%.o)
 
 ALL += $(PLAN_LIB) $(POLICY_LIB)
 

@@ -33,6 +33,11 @@ ab_policy_key(size_t i)
 #define STRV_ABI(m)		NULL
 #define STRV_NETWORK(m)		NULL
 #define STRV_AUDIT(m)		NULL
+#define STRV_HOSTS(m)		(&(m))
+#define STRV_CIDRS(m)		(&(m))
+#define STRV_NAMES(m)		(&(m))
+#define STRV_SET(m)		NULL
+#define STRV_CRED(m)		NULL
 
 struct ab_strv *
 ab_policy_strv(struct ab_policy *p, enum ab_key k)
@@ -42,6 +47,32 @@ ab_policy_strv(struct ab_policy *p, enum ab_key k)
 	AB_POLICY_KEYS(STRV)
 #undef STRV
 	case AB_KEY_N:
+		break;
+	}
+	return NULL;
+}
+
+/* Only the host rules have a twin: where each one is written. */
+#define SRC_HOSTS(p, m)		(&(p)->m##_src)
+#define SRC_OTHER(p, m)		NULL
+#define SRC_PATHS SRC_OTHER
+#define SRC_PATTERNS SRC_OTHER
+#define SRC_ENV_NAMES SRC_OTHER
+#define SRC_PATH SRC_OTHER
+#define SRC_ABI SRC_OTHER
+#define SRC_NETWORK SRC_OTHER
+#define SRC_AUDIT SRC_OTHER
+#define SRC_CIDRS SRC_OTHER
+#define SRC_NAMES SRC_OTHER
+
+struct ab_strv *
+ab_policy_src(struct ab_policy *p, enum ab_key k)
+{
+	switch (k) {
+#define SRC(ID, NAME, KIND, MEMBER, ...) case AB_KEY_##ID: return SRC_##KIND(p, MEMBER);
+	AB_USER_KEYS(SRC)
+#undef SRC
+	default:
 		break;
 	}
 	return NULL;
@@ -64,6 +95,20 @@ ab_policy_list(const struct ab_policy *p, size_t i)
 #define FREE_ABI(p, m)
 #define FREE_NETWORK(p, m)	free((p)->ports)
 #define FREE_AUDIT(p, m)
+#define FREE_HOSTS(p, m)	(ab_strv_free(&(p)->m), ab_strv_free(&(p)->m##_src))
+#define FREE_CIDRS(p, m)	ab_strv_free(&(p)->m)
+#define FREE_NAMES(p, m)	ab_strv_free(&(p)->m)
+#define FREE_SET(p, m)
+#define FREE_CRED(p, m)
+
+void
+ab_cred_free(struct ab_cred *c)
+{
+#define FREE_FIELD(ID, NAME, KIND, MEMBER, ...) free(c->MEMBER);
+	AB_CRED_KEYS(FREE_FIELD)
+#undef FREE_FIELD
+	free(c->name);
+}
 
 void
 ab_policy_free(struct ab_policy *p)
@@ -74,6 +119,9 @@ ab_policy_free(struct ab_policy *p)
 #define FREE(ID, NAME, KIND, MEMBER, ...) FREE_##KIND(p, MEMBER);
 	AB_POLICY_KEYS(FREE)
 #undef FREE
+	for (size_t i = 0; i < p->ncreds; i++)
+		ab_cred_free(&p->creds[i]);
+	free(p->creds);
 	free(p);
 }
 
@@ -165,6 +213,11 @@ spell_int(int v, char **out)
 #define SPELL_ABI(p, m, out)		spell_int((p)->m, out)
 #define SPELL_NETWORK(p, m, out)	network_spelling(p, out)
 #define SPELL_AUDIT(p, m, out)		spell_str(ab_audit_name((p)->m), out)
+#define SPELL_HOSTS(p, m, out)		-EINVAL
+#define SPELL_CIDRS(p, m, out)		-EINVAL
+#define SPELL_NAMES(p, m, out)		-EINVAL
+#define SPELL_SET(p, m, out)		-EINVAL
+#define SPELL_CRED(p, m, out)		-EINVAL
 
 int
 ab_policy_scalar(const struct ab_policy *p, size_t i, char **out)
@@ -201,4 +254,74 @@ ab_env_name_valid(const char *name)
 		if (!is_alpha_((unsigned char)name[i]) && !is_digit((unsigned char)name[i]))
 			return 0;
 	return 1;
+}
+
+static int
+is_alnum(int c)
+{
+	return is_alpha_(c) && c != '_' ? 1 : is_digit(c);
+}
+
+/* Every byte of S in [1, max] bytes passes OK. */
+static int
+all_of(const char *s, size_t max, int (*ok)(int))
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > max)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!ok((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int
+set_name_char(int c)
+{
+	return is_alnum(c) || c == '.' || c == '_' || c == '-';
+}
+
+int
+ab_set_name_valid(const char *name)
+{
+	return is_alnum((unsigned char)name[0]) && all_of(name, 64, set_name_char);
+}
+
+/* RFC 9110 5.6.2 tchar. */
+static int
+tchar(int c)
+{
+	return is_alnum(c) || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+int
+ab_header_name_valid(const char *name)
+{
+	return all_of(name, 64, tchar);
+}
+
+/* RFC 3986 pchar without pct-encoded, and '/'. */
+static int
+path_char(int c)
+{
+	return is_alnum(c) || (c != '\0' && strchr("-._~!$&'()*+,;=:@/", c) != NULL);
+}
+
+int
+ab_url_path_valid(const char *path)
+{
+	return path[0] == '/' && all_of(path, 255, path_char);
+}
+
+static int
+printable(int c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+int
+ab_cred_prefix_valid(const char *prefix)
+{
+	return all_of(prefix, 64, printable);
 }

@@ -47,7 +47,8 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
  *             (tests/unit/policy_check_keys.t holds the page to them)
  */
 #define AB_SECT_POLICY	(AB_SECT_DEFAULTS | AB_SECT_USER)
-#define AB_POLICY_KEYS(X) \
+#define AB_POLICY_KEYS(X) AB_USER_KEYS(X) AB_SET_KEYS(X) AB_CRED_KEYS(X)
+#define AB_USER_KEYS(X) \
 	X(PROJECT, "project", PATHS, project, AB_SECT_POLICY, AB_MERGE_APPEND, \
 	    check_project, "DIR ...", \
 	    "Directories the agent works in: read, write, create, remove, rename.") \
@@ -61,6 +62,18 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 	    "PATTERN ...", "Paths that stay read-only even inside a writable tree.") \
 	X(NETWORK, "network", NETWORK, network, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
 	    AB_ENUM_ARG(AB_NETWORK_MODES), "What the session may reach on the network.") \
+	X(ALLOW_HOST, "allow_host", HOSTS, allow_host, AB_SECT_POLICY, AB_MERGE_APPEND, \
+	    NULL, "HOST[:PORT] ...", \
+	    "With network = proxy: the hosts the session may reach, by name.") \
+	X(DENY_HOST, "deny_host", HOSTS, deny_host, AB_SECT_POLICY, AB_MERGE_APPEND, \
+	    NULL, "HOST[:PORT] ...", \
+	    "With network = proxy: hosts refused even where an allow_host matches.") \
+	X(ALLOW_PRIVATE, "allow_private", CIDRS, allow_private, AB_SECT_POLICY, \
+	    AB_MERGE_APPEND, NULL, "CIDR ...", \
+	    "With network = proxy: private addresses an allowed name may resolve to.") \
+	X(CREDENTIAL, "credential", NAMES, credential, AB_SECT_POLICY, AB_MERGE_APPEND, \
+	    NULL, "NAME ...", \
+	    "With network = proxy: secrets the host adds to the session's requests.") \
 	X(SHELL, "shell", PATH, shell, AB_SECT_POLICY, AB_MERGE_LAST, NULL, "PATH", \
 	    "The real shell the session runs once it is locked.") \
 	X(ENV_KEEP, "env_keep", ENV_NAMES, env_keep, AB_SECT_POLICY, AB_MERGE_APPEND, \
@@ -71,6 +84,31 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 	    "Refuse the session when the kernel's Landlock ABI is below N.") \
 	X(AUDIT, "audit", AUDIT, audit, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
 	    AB_ENUM_ARG(AB_AUDIT_MODES), "Whether a session must be on the audit record.")
+/* [hosts:NAME]: no member of struct ab_policy; "@NAME" expands to its hosts in place. */
+#define AB_SET_KEYS(X) \
+	X(SET_HOST, "host", SET, -, AB_SECT_HOSTS, AB_MERGE_APPEND, NULL, \
+	    "HOST[:PORT] ...", "The hosts @NAME stands for, as allow_host takes them.")
+/*
+ * [credential:NAME]: MEMBER is a member of struct ab_cred; proxy.c checks each value's
+ * syntax (ab_proxy_value: a host name's case, a prefix's quotes).  Each key at most
+ * once per section; which are required: ab_cred_key_required().
+ */
+#define AB_CRED_KEYS(X) \
+	X(CRED_HOST, "host", CRED, host, AB_SECT_CRED, AB_MERGE_LAST, NULL, "HOST", \
+	    "The one host the secret is for: the gateway sends it to HOST:443 over TLS.") \
+	X(CRED_HEADER, "header", CRED, header, AB_SECT_CRED, AB_MERGE_LAST, NULL, \
+	    "NAME", "The HTTP header field that carries the secret.") \
+	X(CRED_PREFIX, "prefix", CRED, prefix, AB_SECT_CRED, AB_MERGE_LAST, NULL, \
+	    "TEXT", "Text put before the secret in the header (optional).") \
+	X(CRED_FILE, "file", CRED, file, AB_SECT_CRED, AB_MERGE_LAST, NULL, "PATH", \
+	    "The file holding the secret, read by agentbox-netd.") \
+	X(CRED_ENV, "env", CRED, env, AB_SECT_CRED, AB_MERGE_LAST, NULL, "NAME", \
+	    "The variable the session gets a placeholder in, never the secret.") \
+	X(CRED_BASE_URL_ENV, "base_url_env", CRED, base_url_env, AB_SECT_CRED, \
+	    AB_MERGE_LAST, NULL, "NAME", \
+	    "The variable the session gets the gateway's URL in (optional).") \
+	X(CRED_BASE_PATH, "base_path", CRED, base_path, AB_SECT_CRED, AB_MERGE_LAST, \
+	    NULL, "PATH", "Appended to the gateway's URL (optional).")
 
 enum ab_key {
 #define AB_KEY_ENUM(ID, ...) AB_KEY_##ID,
@@ -86,11 +124,34 @@ enum ab_key {
 static inline int
 ab_kind_is_list(enum ab_key_kind k)
 {
-	return k == AB_KIND_PATHS || k == AB_KIND_PATTERNS || k == AB_KIND_ENV_NAMES;
+	return k == AB_KIND_PATHS || k == AB_KIND_PATTERNS || k == AB_KIND_ENV_NAMES ||
+	    k == AB_KIND_HOSTS || k == AB_KIND_CIDRS || k == AB_KIND_NAMES || k == AB_KIND_SET;
 }
+
+/* The keys a [credential:NAME] must have (the rest are optional). */
+static inline int
+ab_cred_key_required(enum ab_key k)
+{
+	return k == AB_KEY_CRED_HOST || k == AB_KEY_CRED_HEADER || k == AB_KEY_CRED_FILE ||
+	    k == AB_KEY_CRED_ENV;
+}
+
+/* Free C's members (not C itself). */
+void	ab_cred_free(struct ab_cred *c);
+
+/* A [hosts:NAME] or [credential:NAME] name: [A-Za-z0-9][A-Za-z0-9._-]*, <= 64 bytes. */
+int	ab_set_name_valid(const char *name);
+/* An HTTP field name (RFC 9110 token), <= 64 bytes. */
+int	ab_header_name_valid(const char *name);
+/* A base_path: "/" then URL path characters (RFC 3986 pchar, no '%'), <= 255 bytes. */
+int	ab_url_path_valid(const char *path);
+/* A credential prefix: printable ASCII, spaces allowed, <= 64 bytes. */
+int	ab_cred_prefix_valid(const char *prefix);
 
 /* Key K's list in P (NULL when K is not a list): for parse.c's merging and plan.c. */
 struct ab_strv *ab_policy_strv(struct ab_policy *p, enum ab_key k);
+/* The "FILE:LINE" twin of key K's list (allow_host_src ...), or NULL when it has none. */
+struct ab_strv *ab_policy_src(struct ab_policy *p, enum ab_key k);
 
 /*
  * The names of the enum kinds' values, the only place they are spelt: X(VALUE, NAME,
@@ -99,7 +160,8 @@ struct ab_strv *ab_policy_strv(struct ab_policy *p, enum ab_key k);
  */
 #define AB_NETWORK_MODES(X) \
 	X(AB_NET_NONE, "none", "") X(AB_NET_LOOPBACK, "loopback", "") \
-	X(AB_NET_HOST, "host", "") X(AB_NET_TCP, "tcp", ":PORT[,PORT...]")
+	X(AB_NET_HOST, "host", "") X(AB_NET_TCP, "tcp", ":PORT[,PORT...]") \
+	X(AB_NET_PROXY, "proxy", "")
 #define AB_AUDIT_MODES(X) \
 	X(AB_AUDIT_REQUIRED, "required", "") X(AB_AUDIT_BEST_EFFORT, "best-effort", "")
 /* "none | loopback | host | tcp:PORT[,PORT...]": a string constant, " | " cut off. */

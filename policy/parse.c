@@ -32,36 +32,12 @@
 #include <ini.h>
 
 #include "internal.h"
-
-/* The keys are AB_POLICY_KEYS (internal.h); entries also record section headers. */
-#define KEY_SECTION	AB_KEY_N	/* a [user:NAME] or [defaults] header, by line */
+#include "pset.h"
 
 static const char *const key_names[AB_KEY_N] = {
 #define NAME(ID, NAME, ...) [AB_KEY_##ID] = NAME,
 	AB_POLICY_KEYS(NAME)
 #undef NAME
-};
-
-/* One validated item: a list element or a scalar value, normalised. */
-struct entry {
-	const char	*sect;	/* user name (owned by its KEY_SECTION entry), NULL = defaults */
-	char		*val;	/* normalised value; for KEY_SECTION the user name or NULL */
-	uint32_t	 file, line;
-	uint32_t	 key;
-	int		 unusable;	/* a project whose directory is not there as written:
-					 * kept so the section still "has a project", never
-					 * built into a policy */
-};
-
-struct ab_pset {
-	struct ab_diag	*diag;
-	const char	*user;		/* loading for this user only; NULL = check all */
-	size_t		 nerr;		/* problems found, whether or not diag kept them */
-	int		 err;		/* first error that is not a policy error */
-	char		**files;	/* display names, by file index */
-	size_t		 nfiles;
-	struct entry	*e;
-	size_t		 n, cap;
 };
 
 /* Where the reader is, shared with the handler through inih's user pointer. */
@@ -184,7 +160,7 @@ add_entry(struct reader *rd, uint32_t key, const char *sect, char *val)
 		ps->e = e;
 		ps->cap = cap;
 	}
-	ps->e[ps->n++] = (struct entry){ sect, val, rd->file, rd->line, key, 0 };
+	ps->e[ps->n++] = (struct entry){ sect, rd->sect_kind, val, rd->file, rd->line, key, 0 };
 	return 0;
 }
 
@@ -223,12 +199,24 @@ is_blank(int c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+/* The sections with a NAME, as written before it. */
+static const struct {
+	const char	*prefix;
+	unsigned int	 kind;
+	int		(*valid)(const char *);
+	const char	*what;
+} named[] = {
+	{ "user:", AB_SECT_USER, ab_user_name_valid, "user name" },
+	{ "hosts:", AB_SECT_HOSTS, ab_set_name_valid, "host set name" },
+	{ "credential:", AB_SECT_CRED, ab_set_name_valid, "credential name" },
+};
+
 /* A [section] line: S is the line without leading blanks, N its length. */
 static void
 section_line(struct reader *rd, const char *s, size_t n)
 {
 	const char *close = memchr(s, ']', n);
-	size_t i, nlen;
+	size_t i, nlen, k, plen;
 	char *name;
 
 	rd->state = SECT_BAD;
@@ -251,27 +239,33 @@ section_line(struct reader *rd, const char *s, size_t n)
 			ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
 		return;
 	}
-	if (nlen < 5 || memcmp(s + 1, "user:", 5) != 0) {
-		bad(rd, "unknown section [%.*s] (want [defaults] or [user:NAME])",
-		    (int)nlen, s + 1);
+	for (k = 0; k < sizeof(named) / sizeof(named[0]); k++)
+		if (nlen >= strlen(named[k].prefix) &&
+		    memcmp(s + 1, named[k].prefix, strlen(named[k].prefix)) == 0)
+			break;
+	if (k == sizeof(named) / sizeof(named[0])) {
+		bad(rd, "unknown section [%.*s] (want [defaults], [user:NAME], [hosts:NAME] "
+		    "or [credential:NAME])", (int)nlen, s + 1);
 		return;
 	}
-	if ((name = strndup(s + 6, nlen - 5)) == NULL) {
+	plen = strlen(named[k].prefix);
+	if ((name = strndup(s + 1 + plen, nlen - plen)) == NULL) {
 		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
 		return;
 	}
-	if (!ab_user_name_valid(name)) {
-		bad(rd, "invalid user name '%s' in [user:NAME]", name);
+	if (!named[k].valid(name)) {
+		bad(rd, "invalid %s '%s' in [%sNAME]", named[k].what, name, named[k].prefix);
 		free(name);
 		return;
 	}
+	rd->sect_kind = named[k].kind;
 	if (add_entry(rd, KEY_SECTION, name, name) != 0) {
+		rd->sect_kind = 0;
 		ab_pset_fail(rd->ps, -ENOMEM, "out of memory");
 		return;
 	}
 	rd->sect = name;	/* owned by the KEY_SECTION entry */
 	rd->state = SECT_OK;
-	rd->sect_kind = AB_SECT_USER;
 }
 
 /*
@@ -637,6 +631,17 @@ value_of(struct reader *rd, uint32_t key, const char *s, size_t n)
 		return network_value(rd, name, s);
 	case AB_KIND_AUDIT:
 		return enum_value(rd, name, AB_KIND_AUDIT, s);
+	case AB_KIND_HOSTS:
+	case AB_KIND_CIDRS:
+	case AB_KIND_NAMES:
+	case AB_KIND_SET:
+	case AB_KIND_CRED:
+		if ((v = strndup(s, n)) != NULL && (why = ab_proxy_value(key, v)) != NULL) {
+			bad(rd, "%s: '%s': %s", name, v, why);
+			free(v);
+			v = NULL;
+		}
+		return v;
 	}
 	return NULL;
 }
@@ -667,7 +672,7 @@ scalar(struct reader *rd, uint32_t key, const char *v)
 	size_t i;
 
 	for (i = 0; v[i]; i++)
-		if (is_blank(v[i])) {
+		if (is_blank(v[i]) && ab_policy_key(key)->kind != AB_KIND_CRED) {
 			bad(rd, "%s takes one value, not '%s'", key_names[key], v);
 			return;
 		}
@@ -696,6 +701,23 @@ key_list(unsigned int sect, char buf[KEY_LIST_MAX])
 	buf[at] = '\0';
 }
 
+/* NAME's row: the one of the current section when two share a name ("host"). */
+static uint32_t
+find_key(const struct reader *rd, const char *name)
+{
+	uint32_t key, found = AB_KEY_N;
+
+	for (key = 0; key < AB_KEY_N; key++) {
+		if (strcmp(name, key_names[key]) != 0)
+			continue;
+		if (found == AB_KEY_N || (ab_policy_key(key)->sections & rd->sect_kind) != 0)
+			found = key;
+		if ((ab_policy_key(found)->sections & rd->sect_kind) != 0)
+			break;
+	}
+	return found;
+}
+
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -705,9 +727,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 
 	(void)section;		/* we track sections ourselves: inih cuts long names */
 	rd->handled = 1;
-	for (key = 0; key < AB_KEY_N; key++)
-		if (strcmp(name, key_names[key]) == 0)
-			break;
+	key = find_key(rd, name);
 	if (key == AB_KEY_N) {
 		key_list(rd->sect_kind, keys);
 		bad(rd, "unknown key '%s' (keys: %s)", name, keys);
@@ -764,8 +784,12 @@ ab_pset_parse(struct ab_pset *ps, const char *display, const char *buf, size_t l
 /* ---- compiling: merge [defaults] and [user:NAME] ---- */
 
 static int
-sect_cmp(const char *a, const char *b)
+sect_cmp(const struct entry *ea, const struct entry *eb)
 {
+	const char *a = ea->sect, *b = eb->sect;
+
+	if (ea->skind != eb->skind)	/* defaults, users, host sets, credentials */
+		return ea->skind < eb->skind ? -1 : 1;
 	if (a == NULL || b == NULL)
 		return (a != NULL) - (b != NULL);	/* defaults (NULL) first */
 	return strcmp(a, b);
@@ -776,7 +800,7 @@ entry_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ab_pset *ps = arg;
 	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
-	int c = sect_cmp(ps->e[ia].sect, ps->e[ib].sect);
+	int c = sect_cmp(&ps->e[ia], &ps->e[ib]);
 
 	if (c != 0)
 		return c;
@@ -912,6 +936,11 @@ set_str(char **to, const char *v)
 #define APPLY_ABI(p, m, v)		((p)->m = (v)[0] - '0', 0)
 #define APPLY_NETWORK(p, m, v)		set_network(p, v)
 #define APPLY_AUDIT(p, m, v)		set_audit(&(p)->m, v)
+#define APPLY_HOSTS(p, m, v)		0	/* expanded by ab_proxy_build() */
+#define APPLY_CIDRS(p, m, v)		ab_strv_push(&(p)->m, v)
+#define APPLY_NAMES(p, m, v)		ab_strv_push(&(p)->m, v)
+#define APPLY_SET(p, m, v)		0	/* in [hosts:NAME] only */
+#define APPLY_CRED(p, m, v)		0	/* in [credential:NAME] only */
 
 static int
 apply(struct ab_policy *p, const struct entry *e)
@@ -930,9 +959,9 @@ apply(struct ab_policy *p, const struct entry *e)
 
 /* Defaults first, then the user's lines in order; lists deduplicated. */
 static int
-build(const struct ab_pset *ps, const size_t *dflt, size_t nd, const size_t *usr,
-    size_t nu, const char *user, const unsigned char digest[AB_DIGEST_LEN],
-    struct ab_policy **out)
+build(const struct ab_pset *ps, const struct ab_proxy *px, const size_t *dflt, size_t nd,
+    const size_t *usr, size_t nu, const char *user,
+    const unsigned char digest[AB_DIGEST_LEN], struct ab_policy **out)
 {
 	struct ab_policy *p;
 	enum ab_key k;
@@ -952,10 +981,14 @@ build(const struct ab_pset *ps, const size_t *dflt, size_t nd, const size_t *usr
 	for (i = 0; i < nu; i++)
 		if ((r = apply(p, &ps->e[usr[i]])) != 0)
 			goto fail;
+	if ((r = ab_proxy_build(ps, px, dflt, nd, usr, nu, p)) != 0)
+		goto fail;
 	for (k = 0; k < AB_KEY_N; k++)
-		if (ab_policy_key(k)->merge == AB_MERGE_APPEND &&
-		    (r = ab_strv_uniq(ab_policy_strv(p, k))) != 0)
+		if (ab_policy_key(k)->merge == AB_MERGE_APPEND && ab_policy_strv(p, k) != NULL &&
+		    (r = ab_strv_uniq_twin(ab_policy_strv(p, k), ab_policy_src(p, k))) != 0)
 			goto fail;
+	if ((r = ab_proxy_build_creds(ps, px, p)) != 0)
+		goto fail;
 	memcpy(p->digest, digest, AB_DIGEST_LEN);
 	*out = p;
 	return 0;
@@ -968,6 +1001,7 @@ int
 ab_pset_compile(struct ab_pset *ps, const unsigned char digest[AB_DIGEST_LEN],
     const char *user, struct ab_policy **out, struct ab_strv *users)
 {
+	struct ab_proxy px = { 0 };
 	size_t *idx, i, a, b, nd;
 	int r = 0;
 
@@ -978,26 +1012,34 @@ ab_pset_compile(struct ab_pset *ps, const unsigned char digest[AB_DIGEST_LEN],
 	for (i = 0; i < ps->n; i++)
 		idx[i] = i;
 	qsort_r(idx, ps->n, sizeof(*idx), entry_cmp, ps);
-	for (nd = 0; nd < ps->n && ps->e[idx[nd]].sect == NULL; nd++)
+	for (nd = 0; nd < ps->n && ps->e[idx[nd]].skind == AB_SECT_DEFAULTS; nd++)
 		;
 	check_conflicts(ps, idx, nd);
-	for (a = nd; a < ps->n; a = b) {
+	/* The named sets and credentials first: every user's policy refers to them. */
+	if ((r = ab_proxy_collect(ps, idx, ps->n, &px)) != 0)
+		goto out;
+	ab_proxy_check_refs(ps, &px);
+	for (a = nd; a < ps->n && ps->e[idx[a]].skind == AB_SECT_USER; a = b) {
 		const char *name = ps->e[idx[a]].sect;
 		const struct entry *hdr = &ps->e[idx[a]];	/* first [user:NAME] line */
 
-		for (b = a + 1; b < ps->n && strcmp(ps->e[idx[b]].sect, name) == 0; b++)
+		for (b = a + 1; b < ps->n && ps->e[idx[b]].skind == AB_SECT_USER &&
+		    strcmp(ps->e[idx[b]].sect, name) == 0; b++)
 			;
 		check_conflicts(ps, idx + a, b - a);
 		if (!has_key(ps, idx, nd, AB_KEY_PROJECT) &&
 		    !has_key(ps, idx + a, b - a, AB_KEY_PROJECT))
 			ab_pset_fail(ps, -EINVAL, "%s:%u: [user:%s] has no project (set project = DIR)",
 			    ps->files[hdr->file], hdr->line, name);
+		ab_proxy_check_user(ps, &px, idx, nd, idx + a, b - a, name);
 		if (users != NULL && (r = ab_strv_push(users, name)) != 0)
 			break;
 		if (user != NULL && out != NULL && strcmp(user, name) == 0 &&
-		    (r = build(ps, idx, nd, idx + a, b - a, name, digest, out)) != 0)
+		    (r = build(ps, &px, idx, nd, idx + a, b - a, name, digest, out)) != 0)
 			break;
 	}
+out:
+	ab_proxy_free(&px);
 	free(idx);
 	if (r == 0 && ps->err != 0)
 		r = ps->err;

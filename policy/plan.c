@@ -5,6 +5,10 @@
  *   KEY VALUE          one per line, in the fixed order of ab_plan_serialize(): the
  *                      session's fields, then the policy keys of AB_POLICY_KEYS
  *                      (internal.h), the scalars in table order, then the lists
+ *                      (allow_host and deny_host: each rule line followed by its
+ *                      KEY_src line, "FILE:LINE"), then for each name of the
+ *                      credential list "cred NAME" and that credential's keys in
+ *                      table order (the optional ones only when set)
  *   end
  *
  * Every line is "KEY" + one space + VALUE + "\n"; list keys repeat (zero or more lines),
@@ -118,6 +122,45 @@ ob_network(struct obuf *o, const char *key, const struct ab_policy *p)
 		ob_num(o, "port", p->ports[i]);
 }
 
+/* Host rules: each "KEY RULE" line followed by its "KEY_src FILE:LINE". */
+static void
+ob_rules(struct obuf *o, const char *key, const char *srckey, const struct ab_strv *sv,
+    const struct ab_strv *src)
+{
+	size_t i;
+
+	if (src->n != sv->n) {
+		o->err = -EINVAL;
+		return;
+	}
+	for (i = 0; i < sv->n; i++) {
+		ob_str(o, key, sv->v[i]);
+		ob_str(o, srckey, src->v[i]);
+	}
+}
+
+/* Each credential: "cred NAME", then its keys in table order, unset ones left out. */
+static void
+ob_creds(struct obuf *o, const struct ab_policy *p)
+{
+	size_t i;
+
+	if (p->ncreds != p->credential.n) {
+		o->err = -EINVAL;
+		return;
+	}
+	for (i = 0; i < p->ncreds; i++) {
+		const struct ab_cred *c = &p->creds[i];
+
+		ob_str(o, "cred", c->name);
+#define PUT_FIELD(ID, NAME, KIND, MEMBER, ...) \
+		if (c->MEMBER != NULL) \
+			ob_str(o, NAME, c->MEMBER);
+		AB_CRED_KEYS(PUT_FIELD)
+#undef PUT_FIELD
+	}
+}
+
 /* Each kind's lines: the name, then the value (a list: one line per item). */
 #define PUT_PATHS(o, name, p, m)	ob_list(o, name, &(p)->m)
 #define PUT_PATTERNS(o, name, p, m)	ob_list(o, name, &(p)->m)
@@ -126,6 +169,11 @@ ob_network(struct obuf *o, const char *key, const struct ab_policy *p)
 #define PUT_ABI(o, name, p, m)		ob_num(o, name, (uint64_t)(p)->m)
 #define PUT_NETWORK(o, name, p, m)	ob_network(o, name, p)
 #define PUT_AUDIT(o, name, p, m)	ob_str(o, name, ab_audit_name((p)->m))
+#define PUT_HOSTS(o, name, p, m)	ob_rules(o, name, name "_src", &(p)->m, &(p)->m##_src)
+#define PUT_CIDRS(o, name, p, m)	ob_list(o, name, &(p)->m)
+#define PUT_NAMES(o, name, p, m)	ob_list(o, name, &(p)->m)
+#define PUT_SET(o, name, p, m)		(void)0	/* no member: expanded into allow_host */
+#define PUT_CRED(o, name, p, m)		(void)0	/* ob_creds() */
 
 /* The policy's keys in table order: the scalars (LISTS 0), or the lists (LISTS 1). */
 static void
@@ -168,6 +216,7 @@ ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len)
 	ob_str(&o, "digest", hex);
 	put_keys(&o, p, 0);
 	put_keys(&o, p, 1);
+	ob_creds(&o, p);
 	ob_put(&o, "end\n", 4);
 	if (o.err) {
 		free(o.b);
@@ -298,25 +347,33 @@ abs_path_ok(const char *s)
 	return s[0] == '/';
 }
 
-/* Zero or more "KEY VALUE" lines; each VALUE must pass OK. */
+/* One "KEY VALUE" line; VALUE must pass OK. */
 static int
-take_list(struct cur *c, const char *key, int (*ok)(const char *), struct ab_strv *sv)
+take_list_one(struct cur *c, const char *key, int (*ok)(const char *), struct ab_strv *sv)
 {
 	char *s;
 	int r;
 
-	while (peek(c, key)) {
-		if ((r = take(c, key, &s)) != 0)
-			return r;
-		if (!ok(s)) {
-			free(s);
-			return -EINVAL;
-		}
-		r = ab_strv_push(sv, s);
+	if ((r = take(c, key, &s)) != 0)
+		return r;
+	if (!ok(s)) {
 		free(s);
-		if (r != 0)
-			return r;
+		return -EINVAL;
 	}
+	r = ab_strv_push(sv, s);
+	free(s);
+	return r;
+}
+
+/* Zero or more "KEY VALUE" lines; each VALUE must pass OK. */
+static int
+take_list(struct cur *c, const char *key, int (*ok)(const char *), struct ab_strv *sv)
+{
+	int r;
+
+	while (peek(c, key))
+		if ((r = take_list_one(c, key, ok, sv)) != 0)
+			return r;
 	return 0;
 }
 
@@ -450,6 +507,125 @@ take_abi(struct cur *c, const char *key, int *abi)
 	return 0;
 }
 
+/*
+ * The proxy keys' values, checked for shape only: the parsers that judge them fully
+ * (netd/host.c, netd/addr.c) are not in this musl-built library, and the shell only
+ * passes credentials' variables on; agentbox-netd loads the policy itself.
+ */
+static int
+chars_in(const char *s, const char *set)
+{
+	return s[0] != '\0' && s[strspn(s, set)] == '\0';
+}
+
+#define LDH	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
+
+static int
+rule_ok(const char *s)
+{
+	return chars_in(s, LDH "*:[]/");	/* never "@NAME": the plan holds them expanded */
+}
+
+static int
+src_ok(const char *s)
+{
+	return s[0] != '\0' && strrchr(s, ':') != NULL;
+}
+
+static int
+cidr_ok(const char *s)
+{
+	return chars_in(s, "0123456789abcdefABCDEF.:/") && strchr(s, '/') != NULL;
+}
+
+/* Rule lines, each followed by its source line. */
+static int
+take_rules(struct cur *c, const char *key, const char *srckey, struct ab_strv *sv,
+    struct ab_strv *src)
+{
+	int r;
+
+	while (peek(c, key)) {
+		if ((r = take_list_one(c, key, rule_ok, sv)) != 0 ||
+		    (r = take_list_one(c, srckey, src_ok, src)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+cred_ok(enum ab_key k, const char *v)
+{
+	switch (k) {
+	case AB_KEY_CRED_HOST:
+		return chars_in(v, LDH);
+	case AB_KEY_CRED_HEADER:
+		return ab_header_name_valid(v);
+	case AB_KEY_CRED_PREFIX:
+		return ab_cred_prefix_valid(v);
+	case AB_KEY_CRED_FILE:
+		return abs_path_ok(v);
+	case AB_KEY_CRED_ENV:
+	case AB_KEY_CRED_BASE_URL_ENV:
+		return ab_env_name_valid(v);
+	case AB_KEY_CRED_BASE_PATH:
+		return ab_url_path_valid(v);
+	default:
+		return 0;
+	}
+}
+
+/* Credential field K: required ones must be there, optional ones may be. */
+static int
+take_field(struct cur *c, enum ab_key k, char **out)
+{
+	const char *name = ab_policy_key(k)->name;
+	int r;
+
+	if (!ab_cred_key_required(k) && !peek(c, name))
+		return 0;
+	if ((r = take(c, name, out)) != 0)
+		return r;
+	return cred_ok(k, *out) ? 0 : -EINVAL;
+}
+
+/* The credentials ob_creds() wrote: one per name of the credential list, in order. */
+static int
+take_creds(struct cur *c, struct ab_policy *p)
+{
+	size_t i;
+	int r;
+
+	if (p->credential.n > AB_CRED_MAX)
+		return -EINVAL;
+	if (p->credential.n == 0)
+		return 0;
+	if ((p->creds = calloc(p->credential.n, sizeof(*p->creds))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < p->credential.n; i++) {
+		struct ab_cred *cr = &p->creds[p->ncreds++];
+
+		if ((r = take(c, "cred", &cr->name)) != 0)
+			return r;
+		if (strcmp(cr->name, p->credential.v[i]) != 0)
+			return -EINVAL;
+#define TAKE_FIELD(ID, NAME, KIND, MEMBER, ...) \
+		if ((r = take_field(c, AB_KEY_##ID, &cr->MEMBER)) != 0) \
+			return r;
+		AB_CRED_KEYS(TAKE_FIELD)
+#undef TAKE_FIELD
+	}
+	return 0;
+}
+
+/* The proxy keys belong to network = proxy only, as the parser insists. */
+static int
+proxy_ok(const struct ab_policy *p)
+{
+	return p->network == AB_NET_PROXY || (p->allow_host.n == 0 && p->deny_host.n == 0 &&
+	    p->allow_private.n == 0 && p->credential.n == 0);
+}
+
 /* Each kind's lines, checked as the parser checks the policy's (host facts aside). */
 #define TAKE_PATHS(c, name, p, m)	take_list(c, name, abs_path_ok, &(p)->m)
 #define TAKE_PATTERNS(c, name, p, m)	take_list(c, name, pattern_ok, &(p)->m)
@@ -458,6 +634,11 @@ take_abi(struct cur *c, const char *key, int *abi)
 #define TAKE_ABI(c, name, p, m)		take_abi(c, name, &(p)->m)
 #define TAKE_NETWORK(c, name, p, m)	take_network(c, name, p)
 #define TAKE_AUDIT(c, name, p, m)	take_audit(c, name, &(p)->m)
+#define TAKE_HOSTS(c, name, p, m)	take_rules(c, name, name "_src", &(p)->m, &(p)->m##_src)
+#define TAKE_CIDRS(c, name, p, m)	take_list(c, name, cidr_ok, &(p)->m)
+#define TAKE_NAMES(c, name, p, m)	take_list(c, name, ab_set_name_valid, &(p)->m)
+#define TAKE_SET(c, name, p, m)		0
+#define TAKE_CRED(c, name, p, m)	0
 
 /* The policy's keys in put_keys()'s order; the first error stops. */
 static int
@@ -507,8 +688,11 @@ read_plan(struct cur *c, struct ab_plan *pl)
 	    (r = take_u32(c, "protects", UINT32_MAX, &pl->protects)) != 0 ||
 	    (r = take_digest(c, p->digest)) != 0)
 		return r;
-	if ((r = take_keys(c, p, 0)) != 0 || (r = take_keys(c, p, 1)) != 0)
+	if ((r = take_keys(c, p, 0)) != 0 || (r = take_keys(c, p, 1)) != 0 ||
+	    (r = take_creds(c, p)) != 0)
 		return r;
+	if (!proxy_ok(p))
+		return -EINVAL;
 	if (p->project.n == 0)
 		return -EINVAL;	/* [0] is the login cwd: a plan without one is not a plan */
 	return 0;

@@ -27,6 +27,7 @@ enum ab_network {
 	AB_NET_LOOPBACK,	/* own namespace with only lo up */
 	AB_NET_HOST,		/* host namespace shared */
 	AB_NET_TCP,		/* host namespace, Landlock allows only the listed TCP ports */
+	AB_NET_PROXY,		/* own namespace, lo only; out through agentbox-netd */
 };
 
 enum ab_audit_mode {
@@ -35,6 +36,24 @@ enum ab_audit_mode {
 };
 
 #include "abutil.h"	/* struct ab_strv, ab_strv_free: lib/ */
+
+/*
+ * One [credential:NAME] a proxy-mode user names in `credential =`: the gateway on the
+ * box's 127.0.0.1:(3129 + its index) adds "HEADER: PREFIX" + the contents of FILE to
+ * each request and sends it to HOST:443 over TLS.  PREFIX, BASE_URL_ENV and BASE_PATH
+ * may be NULL (not written); the rest are always set.
+ */
+struct ab_cred {
+	char	*name;		/* the section's NAME */
+	char	*host;		/* one host name */
+	char	*header;	/* an HTTP field name */
+	char	*prefix;	/* put before the secret, e.g. "Bearer " */
+	char	*file;		/* absolute path of the secret (root:agentbox-netd 0640) */
+	char	*env;		/* the variable the box gets a placeholder in */
+	char	*base_url_env;	/* the variable the box gets the gateway's URL in */
+	char	*base_path;	/* appended to the gateway's URL, e.g. "/v1" */
+};
+#define AB_CRED_MAX	16	/* gateways on 3129 .. 3144 */
 
 /*
  * A compiled policy for one user: defaults merged with [user:NAME].  List keys
@@ -56,10 +75,23 @@ struct ab_policy {
 	struct ab_strv	 env_keep;	/* variable names the shell keeps */
 	int		 landlock_min_abi;	/* default 1 */
 	enum ab_audit_mode audit;	/* default required */
+	/*
+	 * network = proxy only (any of them with another mode is a policy error).
+	 * allow_host and deny_host are "HOST[:PORT]" rules as netd/host.h parses them,
+	 * with every "@NAME" replaced by the hosts of [hosts:NAME] in place; their _src
+	 * twins hold, index for index, the "FILE:LINE" each rule is written at.
+	 */
+	struct ab_strv	 allow_host, allow_host_src;
+	struct ab_strv	 deny_host, deny_host_src;
+	struct ab_strv	 allow_private;	/* CIDRs as netd/addr.h parses them */
+	struct ab_strv	 credential;	/* [credential:NAME] names, in order */
+	struct ab_cred	*creds;		/* the same, compiled: creds[i].name == credential.v[i] */
+	size_t		 ncreds;
 	unsigned char	 digest[AB_DIGEST_LEN];	/* SHA-256 of the exact bytes read (digest.c) */
 };
 
-/* "none", "loopback", "host", "tcp" (the policy adds ":PORT,..."); "?" if unknown. */
+/* "none", "loopback", "host", "tcp" (the policy adds ":PORT,..."), "proxy"; "?" if
+ * unknown. */
 const char *ab_network_name(enum ab_network n);
 /* "required", "best-effort"; "?" if unknown. */
 const char *ab_audit_name(enum ab_audit_mode a);
@@ -76,10 +108,17 @@ enum ab_key_kind {
 	AB_KIND_ABI,		/* one Landlock ABI version, 1 to 7 */
 	AB_KIND_NETWORK,	/* enum ab_network, with ports for tcp */
 	AB_KIND_AUDIT,		/* enum ab_audit_mode */
+	AB_KIND_HOSTS,		/* list of host rules HOST[:PORT] and @NAME host sets */
+	AB_KIND_CIDRS,		/* list of CIDRs */
+	AB_KIND_NAMES,		/* list of [credential:NAME] names */
+	AB_KIND_SET,		/* [hosts:NAME]'s list of host rules (no member of its own) */
+	AB_KIND_CRED,		/* one value of a [credential:NAME] (a member of struct ab_cred) */
 };
 /* Section kinds, as a mask of where a key may appear. */
 #define AB_SECT_DEFAULTS	0x1u	/* [defaults] */
 #define AB_SECT_USER		0x2u	/* [user:NAME] */
+#define AB_SECT_HOSTS		0x4u	/* [hosts:NAME] */
+#define AB_SECT_CRED		0x8u	/* [credential:NAME] */
 /*
  * How repeated lines combine.  APPEND: every line adds items, defaults first,
  * duplicates removed.  LAST: the last line wins, [user:NAME] over [defaults], and

@@ -11,6 +11,12 @@
  * LD_PRELOAD: this program is static and applies every restriction before it execs, so
  * such a variable only ever affects code that already runs confined.
  *
+ * network = proxy adds where the box's one way out is (netd-spec.md section 6): the
+ * proxy variables every common tool reads, and per credential a placeholder (never the
+ * secret: the box holds none) and the base URL of its gateway.  They come right after
+ * the identity, before env_keep: they describe this box's only exits, and a value kept
+ * from the caller would point at nothing reachable (or hold a real key).
+ *
  * SHELL is the real shell, not agentbox-shell: tmux, screen, vim :sh start $SHELL, and
  * they inherit the confinement anyway; a program that reads the passwd shell instead
  * re-enters agentbox-shell, which sees it is already confined and only cleans up.
@@ -144,6 +150,53 @@ add_identity(struct envv *e, const struct ab_plan *plan)
 	return 0;
 }
 
+/* netd-spec.md section 2: the box's endpoints on its own loopback. */
+#define PROXY_URL	"http://127.0.0.1:3128"
+#define NO_PROXY_LIST	"localhost,127.0.0.1,::1"
+#define GATEWAY_PORT	3129	/* credential i: 3129 + i */
+
+/* Credential I: its placeholder, and its gateway's URL if it names a variable for it. */
+static int
+add_credential(struct envv *e, const struct ab_cred *c, size_t i, uint32_t ses)
+{
+	char *v;
+	int r;
+
+	if (asprintf(&v, "agentbox-%s-%u-placeholder", c->name, (unsigned)ses) == -1)
+		return -ENOMEM;
+	r = add(e, c->env, v);
+	free(v);
+	if (r != 0 || c->base_url_env == NULL)
+		return r;
+	if (asprintf(&v, "http://127.0.0.1:%zu%s", GATEWAY_PORT + i,
+	    c->base_path != NULL ? c->base_path : "") == -1)
+		return -ENOMEM;
+	r = add(e, c->base_url_env, v);
+	free(v);
+	return r;
+}
+
+static int
+add_proxy(struct envv *e, const struct ab_plan *plan)
+{
+	static const char *const url[] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY",
+		"all_proxy", "npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY",
+	};
+	const struct ab_policy *p = plan->policy;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < sizeof(url) / sizeof(url[0]); i++)
+		r = add(e, url[i], PROXY_URL);
+	if (r == 0 && (r = add(e, "NO_PROXY", NO_PROXY_LIST)) == 0 &&
+	    (r = add(e, "no_proxy", NO_PROXY_LIST)) == 0)
+		r = add(e, "NODE_USE_ENV_PROXY", "1");	/* Node >= 24 honours the above */
+	for (i = 0; r == 0 && i < p->ncreds; i++)
+		r = add_credential(e, &p->creds[i], i, plan->audit_session);
+	return r;
+}
+
 int
 ab_env_build(const struct ab_plan *plan, char *const *in, int nested, char ***out)
 {
@@ -157,6 +210,9 @@ ab_env_build(const struct ab_plan *plan, char *const *in, int nested, char ***ou
 	*out = NULL;
 	/* Identity from the plan first: nothing, env_keep included, overrides it. */
 	r = add_identity(&e, plan);
+	/* The box's way out, before env_keep for the same reason. */
+	if (r == 0 && p->network == AB_NET_PROXY)
+		r = add_proxy(&e, plan);
 	/* The policy's env_keep: root named them, values as given. */
 	for (i = 0; r == 0 && i < p->env_keep.n; i++)
 		if ((v = lookup(in, p->env_keep.v[i])) != NULL)

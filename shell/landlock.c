@@ -220,8 +220,9 @@ add_net_rules(struct ll_ctx *c, const struct ab_plan *plan)
 /*
  * What to handle at ABI: every filesystem right the kernel knows; TCP for none (no
  * rules: every attempt an audited denial, even where the empty namespace would stop
- * it anyway) and tcp:PORTS; not for loopback (the session's own namespace is the
- * boundary and its local servers stay reachable) nor host.
+ * it anyway) and tcp:PORTS; not for loopback and proxy (the session's own namespace,
+ * only lo, is the boundary: its local servers and proxy's listeners stay reachable)
+ * nor host.
  */
 static void
 ladder(int abi, enum ab_network net, struct ab_landlock_ruleset_attr *attr,

@@ -23,7 +23,9 @@ ab_seccomp_apply(const struct ab_plan *plan)
 
 	switch (plan->policy->network) {
 	case AB_NET_NONE: prog = (struct sock_fprog)PROG(ab_bpf_none); break;
-	case AB_NET_LOOPBACK: prog = (struct sock_fprog)PROG(ab_bpf_loopback); break;
+	/* proxy is loopback's namespace (only lo): the same program, none of its own. */
+	case AB_NET_LOOPBACK:
+	case AB_NET_PROXY: prog = (struct sock_fprog)PROG(ab_bpf_loopback); break;
 	case AB_NET_HOST: prog = (struct sock_fprog)PROG(ab_bpf_host); break;
 	case AB_NET_TCP: prog = (struct sock_fprog)PROG(ab_bpf_tcp); break;
 	default: return -EINVAL;	/* fail closed on a mode this build does not know */

@@ -11,7 +11,7 @@ TS := $(B)/san/tests/unit
 # Every tests/unit/*.t; a script that needs a program built names it below.
 # SAN_TESTS: a main in tests/unit/ linked with the objects and archives named below.
 NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/netd_addr \
-              $(T)/netd_gateway $(T)/netd_gateway_cred
+              $(T)/netd_gateway $(T)/netd_gateway_cred $(T)/netd_proto
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
@@ -41,7 +41,7 @@ $(AUDIT_SMALL): $(B)/san/small/%.o: %.c | $(B)/config.h $(B)/pkgs.ok
 	@mkdir -p $(@D)
 	$(COMPILE_SAN)
 $(AUDIT_SMALL) $(TS)/audit_bookkeeping.o: CPPFLAGS_DIR = -Itests -Iaudit -DMAX_SESSIONS=8 \
-    -DMAX_DOMAINS=8
+    -DMAX_DOMAINS=8 -DAB_NETVIEW_MAX=8
 $(T)/unit/audit_bookkeeping: $(TS)/audit_bookkeeping.o $(AUDIT_SMALL)
 $(T)/unit/audit_bookkeeping: TEST_LIBS = $(AUDIT_LIBS)
 # admin/'s pure helpers.
@@ -65,9 +65,9 @@ $(T)/test_pam_load: $(TS)/test_pam_load.o $(PAM_SO)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $< -ldl $(call pkg,--libs pam)
 
 # agentbox check, built alone (the agentbox binary is admin/build.mk's).
-$(T)/policy-check: $(TS)/policy_check_main.o $(B)/san/admin/check.o $(POLICY_LIB_SAN) \
-    $(UTIL_LIB_SAN)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(POLICY_LIBS)
+$(T)/policy-check: $(TS)/policy_check_main.o $(B)/san/admin/check.o \
+    $(B)/san/admin/hostrules.o $(B)/san/netd/hostcheck.o $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(POLICY_LIBS) $(NETD_PSL_LIBS)
 
 # Test driver: applies the shell's mechanisms to a plan described on the command line
 # (no PAM world needed) and execs a command; shell/ objects without main.c, plus the
@@ -108,6 +108,11 @@ $(T)/pam_try_san: $(TS)/pam_try.o
 $(T)/record-session: $(B)/tests/fixtures/gen/record-session.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call pkg,--libs audit libseccomp)
 
+# Fixture recorder (tests/fixtures/gen/net-record): agentbox-netd's records sent through
+# libaudit to the host's auditd, for tests/fixtures/net-recorded.log (made by hand).
+$(T)/net-record: $(B)/tests/fixtures/gen/net-record.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call pkg,--libs audit)
+
 # The escape suite's attack program runs inside the box, as the agent: normal flags
 # (sanitizer runtimes would only add noise there).
 $(B)/escape/esc: $(B)/tests/escape/esc.o
@@ -123,7 +128,8 @@ FUZZ_BINS := $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan \
              $(B)/fuzz/fuzz_audit $(NETD_FUZZ)
 FUZZERS   += $(FUZZ_BINS)
 $(FUZZ_BINS): $(UTIL_SRCS:%.c=$(B)/fuzz/%.o)
-$(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: $(POLICY_SRCS:%.c=$(B)/fuzz/%.o)
+$(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: $(POLICY_SRCS:%.c=$(B)/fuzz/%.o) \
+    $(POLICY_NETD_SRCS:%.c=$(B)/fuzz/%.o)
 $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan: FUZZ_LIBS = $(POLICY_LIBS)
 $(B)/fuzz/fuzz_audit: $(AUDIT_SRCS:%.c=$(B)/fuzz/%.o)
 $(B)/fuzz/fuzz_audit: FUZZ_LIBS = $(AUDIT_LIBS)

@@ -112,6 +112,12 @@ is "$?" 0 "enroll --dry-run succeeds"
 like "$out" "would create user $U2" "dry run says it would create the user"
 like "$out" "would load audit rule" "dry run says it would load audit rules"
 must_fail id "$U2"
+# network = proxy is a mode enroll writes (the policy compiles with it), and it warns
+# that nothing is reachable until allow_host lines are added.
+out=$($AB enroll "$U2" --project "$P1" --network proxy --dry-run 2>&1)
+is "$?" 0 "enroll --network proxy --dry-run succeeds"
+like "$out" "reaches no host until allow_host lines are added" "  and warns about allow_host"
+must_fail id "$U2"
 is "$(world_sum)" "$WORLD_BEFORE" "dry run left the world untouched"
 
 # --- enroll ---

@@ -29,7 +29,10 @@ plan_round_trip(struct ab_policy *p)
 	if (ab_plan_serialize(&plan, &buf, &len) != 0 || ab_plan_parse(buf, len, &back) != 0)
 		abort();
 	if (back->policy->read.n != p->read.n || back->policy->mask.n != p->mask.n ||
-	    back->policy->nports != p->nports || strcmp(back->policy->shell, p->shell) != 0)
+	    back->policy->nports != p->nports || strcmp(back->policy->shell, p->shell) != 0 ||
+	    back->policy->allow_host.n != p->allow_host.n ||
+	    back->policy->deny_host_src.n != p->deny_host_src.n ||
+	    back->policy->ncreds != p->ncreds)
 		abort();
 	ab_plan_free(back);
 	free(buf);

@@ -1,7 +1,7 @@
 /*
  * The review's tables full: what they cannot hold must make the completeness report
- * INCOMPLETE with its reason, never COMPLETE.  Built with MAX_SESSIONS and MAX_DOMAINS
- * of 8 (audit/build.mk), so a few records fill them.
+ * INCOMPLETE with its reason, never COMPLETE.  Built with MAX_SESSIONS, MAX_DOMAINS and
+ * AB_NETVIEW_MAX of 8 (audit/build.mk), so a few records fill them.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -122,10 +122,92 @@ test_domains_full(void)
 	free_lines(lines, n);
 }
 
+struct netcollect {
+	struct ab_netview	*v;
+	uint64_t		 lost;
+};
+
+/* What main.c's net view does with each decision the review hands it. */
+static void
+net_collect(void *arg, const struct ab_denial *d)
+{
+	struct netcollect *c = arg;
+
+	if (d->net != NULL && ab_netview_add(c->v, d) != 0)
+		c->lost++;
+}
+
+/* The net view over LINES; the completeness report into REPORT, as main prints it. */
+static int
+net_review(char **lines, size_t n, char *report, size_t cap, size_t *rows)
+{
+	struct ab_filter flt = { .net_decisions = 1 };
+	struct netcollect c = { 0 };
+	struct ab_facts x = { .events = n, .lines = n, .files_read = 1 };
+	struct ab_review *rv;
+	struct ab_rec r;
+	FILE *f;
+	int incomplete;
+
+	if (ab_netview_new(0, &c.v) != 0 || ab_review_new(&flt, net_collect, &c, &rv) != 0 ||
+	    (f = fmemopen(report, cap, "w")) == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (ab_rec_parse(lines[i], strlen(lines[i]), &r) == 0)
+			ab_review_event(rv, &r, 1);
+	ab_review_finish(rv);
+	x.rs = ab_review_stats(rv);
+	x.cp = ab_review_complete(rv);
+	x.rv = rv;
+	x.net_rows_lost = c.lost;
+	incomplete = ab_out_completeness(f, 0, &x);
+	fclose(f);
+	for (*rows = 0; ab_netview_row(c.v, *rows) != NULL; (*rows)++)
+		;
+	ab_review_free(rv);
+	ab_netview_free(c.v);
+	return incomplete;
+}
+
+#define NET "pid=777 uid=999 auid=4294967295 ses=4294967295 msg='op=agentbox-net ses=1 " \
+	"uid=1001 user=\"agent\" proto=connect event=deny host=\"h%d.example\" port=443 addr=? " \
+	"decision=denied rule=\"-\" reason=\"no-rule\" count=1 bytes_up=0 bytes_down=0 dur_ms=0 " \
+	"exe=\"/usr/sbin/agentbox-netd\" hostname=? addr=? terminal=? res=failed'"
+
+#define START "pid=1 uid=0 auid=1001 ses=1 msg='op=agentbox-session-start ses=1 user=agent " \
+	"uid=1001 service=su network=proxy res=success'"
+
+/* The net view's table (AB_NETVIEW_MAX 8 here): 12 hosts denied, 4 rows it cannot hold
+ * must make the report INCOMPLETE; 12 denials of 4 hosts fit and are complete. */
+static void
+test_netview_full(void)
+{
+	char *lines[13], report[8192];
+	size_t n = 0, rows;
+
+	add(lines, &n, "TRUSTED_APP", START);
+	for (int h = 1; h <= 12; h++)
+		add(lines, &n, "TRUSTED_APP", NET, h);
+	ok(net_review(lines, n, report, sizeof(report), &rows) == 1 && rows == 8,
+	    "net view past its table: 8 rows kept, not complete");
+	ok(strstr(report, "4 network decision(s) not counted in the net view") != NULL,
+	    "the decisions not counted are reported");
+	ok(strstr(report, "COMPLETE: every serial") == NULL, "never COMPLETE");
+	free_lines(lines, n);
+	n = 0;
+	add(lines, &n, "TRUSTED_APP", START);
+	for (int h = 1; h <= 12; h++)
+		add(lines, &n, "TRUSTED_APP", NET, h % 4);
+	ok(net_review(lines, n, report, sizeof(report), &rows) == 0 && rows == 4,
+	    "12 denials of 4 hosts: 4 rows, complete");
+	free_lines(lines, n);
+}
+
 int
 main(void)
 {
 	test_sessions_full();
 	test_domains_full();
+	test_netview_full();
 	return done_testing();
 }

@@ -81,7 +81,7 @@ has "$out" "session 112 user abt_aud2: 1 of 7 denials match the filters (landloc
 has "$out" "top paths (of the matching denials):" "summary: top lists say they are of the matching denials"
 hasnt "$out" "/home/abt_aud2-project/.env" "summary --path /etc: top paths only of matching denials"
 out=$("$AA" summary --json --input "$MS" --kind seccomp --session 111 2>/dev/null)
-has "$out" '"denials":3,"kinds":{"landlock":0,"seccomp":3,"dac":0},"denials_before_filters":7' \
+has "$out" '"denials":3,"kinds":{"landlock":0,"seccomp":3,"dac":0,"net":0},"denials_before_filters":7' \
 	"summary --json: filtered kinds and the total"
 
 # 4. Empty selections: header (sessions), "no session matches the filters", the report.

@@ -103,7 +103,9 @@ main(int argc, char **argv)
 	if (setns(pidns, CLONE_NEWPID) == -1)
 		perror("pam_try: setns back to our pid namespace");
 	close(pidns);
-	if (rc == PAM_SUCCESS && getenv("AB_TRY_CMD") != NULL)	/* its /proc is on top */
+	/* The session's /proc is on top when pid 1 was started: after a session, and after
+	 * a refusal past that step (network = proxy's hand-off); ours has /proc/self. */
+	if ((rc == PAM_SUCCESS && getenv("AB_TRY_CMD") != NULL) || access("/proc/self", F_OK) != 0)
 		(void)umount2("/proc", MNT_DETACH);
 	return 0;
 }

@@ -145,7 +145,97 @@ is "$rc" 0 "a read path with C1/bidi characters is valid policy: exit 0"
 like "$out" "  read               $T/r"'\\u{009b}\\u{202e}\\u{2066}\\u{200f}' "  printed with them escaped"
 if raw_c1_bidi "$out"; then not_ok "  a raw C1 or bidi character reached stdout"; else ok "  no raw C1 or bidi character on stdout"; fi
 
-# 5. Usage errors: exit 2.
+# 5. network = proxy: --user U --host HOST[:PORT] answers as agentbox-netd decides
+# (exit 0 allowed, 4 denied, 1 invalid policy, 2 not a question to ask).
+P="$T/proxy.conf"
+cat > "$P" <<EOF
+[hosts:set]
+host = set.example.net api.example.org:8443
+[user:px]
+project = $T/proj
+network = proxy
+allow_host = *.example.com exact.example.org @set
+allow_host = 192.0.2.7 10.1.0.0/16:8080 [2001:db8::/32]
+deny_host = bad.example.com [2001:db8::bad]
+[user:plain]
+project = $T/proj
+EOF
+host_is() {	# HOST WANT_RC WANT_LINE
+	run --user px --host "$1" "$P"
+	is "$rc" "$2" "--host $1: exit $2"
+	is "$out" "$3" "--host $1: $3"
+}
+host_is www.example.com 0 "allowed by $P:6 (*.example.com)"
+host_is a.b.example.com 0 "allowed by $P:6 (*.example.com)"
+host_is example.com 4 "denied: no allow_host matches"	# *.X is strictly below X
+host_is WWW.Example.COM. 0 "allowed by $P:6 (*.example.com)"
+host_is bad.example.com 4 "denied by $P:8 (bad.example.com)"	# deny wins
+host_is exact.example.org 0 "allowed by $P:6 (exact.example.org)"
+host_is exact.example.org:443 0 "allowed by $P:6 (exact.example.org)"
+host_is exact.example.org:80 4 "denied: no allow_host matches"	# 443 unless written
+host_is sub.exact.example.org 4 "denied: no allow_host matches"
+host_is set.example.net 0 "allowed by $P:2 (set.example.net)"	# @set: the set's line
+host_is api.example.org:8443 0 "allowed by $P:2 (api.example.org:8443)"
+host_is api.example.org 4 "denied: no allow_host matches"
+host_is 192.0.2.7 0 "allowed by $P:7 (192.0.2.7)"
+host_is 192.0.2.8 4 "denied: no allow_host matches"
+host_is 10.1.200.3:8080 0 "allowed by $P:7 (10.1.0.0/16:8080)"	# CIDR and port
+host_is 10.1.200.3 4 "denied: no allow_host matches"
+host_is 10.2.0.1:8080 4 "denied: no allow_host matches"
+host_is '[2001:db8::1]' 0 "allowed by $P:7 ([2001:db8::/32])"	# IPv6 literal
+host_is '[2001:db8::bad]' 4 "denied by $P:8 ([2001:db8::bad])"
+host_is '[2001:db9::1]' 4 "denied: no allow_host matches"
+run --user px --host 127.1 "$P"
+is "$rc" 2 "--host 127.1 (not a strict address): exit 2"
+run --user px --host 'a b' "$P"
+is "$rc" 2 "--host with a blank: exit 2"
+run --host www.example.com "$P"
+is "$rc" 2 "--host without --user: exit 2"
+run --user plain --host www.example.com "$P"
+is "$rc" 2 "--host for a user whose network is not proxy: exit 2"
+like "$err" "network = none" "  and says so"
+printf '[user:px]\nproject = %s\nnetwork = proxy\nallow_host = *\n' "$T/proj" > "$T/star.conf"
+run --user px --host www.example.com "$T/star.conf"
+is "$rc" 1 "--host on an invalid policy (allow_host = *): exit 1, not 4"
+like "$err" "$T/star.conf:4: allow_host: '\\*': a bare \\* would allow every host" \
+    "  FILE:LINE says why"
+
+# Wildcards on a public suffix (libpsl: ICANN and private sections) are refused by check.
+suffix_refused() {	# KEY RULE
+	printf '[user:px]\nproject = %s\nnetwork = proxy\nallow_host = ok.example.com\n%s = %s\n' \
+	    "$T/proj" "$1" "$2" > "$T/psl.conf"
+	run "$T/psl.conf"
+	is "$rc" 1 "$1 = $2: refused by check (exit 1)"
+	like "$err" "$T/psl.conf:5: $1: '\\$2': *is a public suffix" "  FILE:LINE names it"
+}
+suffix_refused allow_host '*.com'
+suffix_refused allow_host '*.co.uk'
+suffix_refused allow_host '*.github.io'
+suffix_refused deny_host '*.com:8443'
+printf '[hosts:s]\nhost = *.co.uk\n[user:px]\nproject = %s\nnetwork = proxy\nallow_host = @s\n' \
+    "$T/proj" > "$T/psl.conf"
+run "$T/psl.conf"
+is "$rc" 1 "a public-suffix wildcard inside a host set: exit 1"
+like "$err" "$T/psl.conf:2: allow_host: '\\*.co.uk'" "  named at the set's line"
+printf '[user:px]\nproject = %s\nnetwork = proxy\nallow_host = *.example.co.uk *.example.com\n' \
+    "$T/proj" > "$T/psl.conf"
+run "$T/psl.conf"
+is "$rc" 0 "wildcards below a public suffix are fine: exit 0"
+like "$out" "  allow_host         \\*.example.co.uk  \\($T/psl.conf:4\\)" \
+    "  printed with where each rule is written"
+
+# A credential file agentbox-netd would refuse (root:agentbox-netd 0640 only) is a
+# warning: the policy stays valid, the admin learns before the first login fails.
+printf 's3cret\n' > "$T/secret"; chmod 0600 "$T/secret"
+for f in "$T/secret" "$T/no-such-secret"; do
+	printf '[user:px]\nproject = %s\nnetwork = proxy\ncredential = c\n[credential:c]\nhost = api.example.com\nheader = x-api-key\nfile = %s\nenv = K\n' \
+	    "$T/proj" "$f" > "$T/cred.conf"
+	run "$T/cred.conf"
+	is "$rc" 0 "credential file $f: still valid (exit 0)"
+	like "$err" "warning: \\[credential:c] file $f " "  but warned about"
+done
+
+# 6. Usage errors: exit 2.
 run --bogus
 is "$rc" 2 "unknown option: exit 2"
 run a b

@@ -53,13 +53,13 @@ while IFS=$'\t' read -r name arg doc; do
 	    "$name: header '$name $arg' and first line as in the table"
 done <<< "$want"
 
-# A key of any other section kind is documented somewhere in the page too.
-printf '%s\n' "$table" | awk -F'\t' '$3 !~ /\[defaults\]|\[user:NAME\]/ { print $1 }' |
+# A key of any other section kind is documented somewhere in the page too.  (Not a
+# pipeline into the loop: ok/not_ok must count in this shell, not a subshell.)
 while read -r name; do
 	[ -n "$name" ] || continue
 	if grep -qE "^\.B[IR]? $name( |\$)" "$MAN"; then ok "$name: documented"
 	else not_ok "$name: not documented in agentbox.conf(5)"; fi
-done
+done < <(printf '%s\n' "$table" | awk -F'\t' '$3 !~ /\[defaults\]|\[user:NAME\]/ { print $1 }')
 
 # A list's syntax ends in " ..." and its lines add up; a scalar's last line wins.
 while IFS=$'\t' read -r name arg sections merge doc; do

@@ -17,13 +17,20 @@ print_keys(void)
 	size_t i;
 
 	for (i = 0; (k = ab_policy_key(i)) != NULL; i++) {
-		unsigned int both = AB_SECT_DEFAULTS | AB_SECT_USER;
+		static const struct { unsigned int bit; const char *name; } sects[] = {
+			{ AB_SECT_DEFAULTS, "[defaults]" }, { AB_SECT_USER, "[user:NAME]" },
+			{ AB_SECT_HOSTS, "[hosts:NAME]" }, { AB_SECT_CRED, "[credential:NAME]" },
+		};
+		const char *sep = "";
+		size_t j;
 
-		printf("%s\t%s\t%s%s%s\t%s\t%s\n", k->name, k->arg,
-		    k->sections & AB_SECT_DEFAULTS ? "[defaults]" : "",
-		    (k->sections & both) == both ? " " : "",
-		    k->sections & AB_SECT_USER ? "[user:NAME]" : "",
-		    k->merge == AB_MERGE_APPEND ? "append" : "last", k->doc);
+		printf("%s\t%s\t", k->name, k->arg);
+		for (j = 0; j < sizeof(sects) / sizeof(sects[0]); j++)
+			if (k->sections & sects[j].bit) {
+				printf("%s%s", sep, sects[j].name);
+				sep = " ";
+			}
+		printf("\t%s\t%s\n", k->merge == AB_MERGE_APPEND ? "append" : "last", k->doc);
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -69,6 +69,8 @@ parse_net(struct ab_policy *p, const char *s)
 		p->network = AB_NET_LOOPBACK;
 	else if (strcmp(s, "host") == 0)
 		p->network = AB_NET_HOST;
+	else if (strcmp(s, "proxy") == 0)
+		p->network = AB_NET_PROXY;
 	else if (strncmp(s, "tcp:", 4) == 0) {
 		p->network = AB_NET_TCP;
 		if ((copy = strdup(s + 4)) == NULL)

@@ -167,6 +167,9 @@ expect 93 "tcp:PORT: SCTP denied"                         --net "tcp:$port" -- s
 expect 95 "tcp:PORT: TCP Fast Open denied"                --net "tcp:$port" -- fastopen 127.0.0.1 "$port"
 expect 0  "host: connect not restricted"                  --net host -- connect 127.0.0.1 "$port"
 expect 0  "loopback: connect not restricted (netns is the boundary)" --net loopback -- connect 127.0.0.1 "$port"
+expect 0  "proxy: connect not restricted, as loopback (its lo holds the listeners)" --net proxy -- connect 127.0.0.1 "$port"
+expect 0  "proxy: UDP allowed, as loopback (DNS to 127.0.0.1:53)" --net proxy -- udp 127.0.0.1 53
+expect 1  "proxy: AF_PACKET still denied (loopback's seccomp program)" --net proxy -- packet
 expect 0  "abstract socket reachable without Landlock"   --no-landlock -- abstract "agentbox-test-$$"
 expect 1  "abstract socket outside the domain: EPERM (scope)" -- abstract "agentbox-test-$$"
 expect 0  "signal outside the domain without Landlock"   --no-landlock -- kill "$lpid" 0
@@ -194,6 +197,10 @@ out=$(env -i TERM='xterm;$(id)' "$APPLY" "${base[@]}" --env -- /usr/bin/env 2>&1
 unlike "$out" "TERM=" "env: TERM with shell metacharacters dropped"
 out=$(env -i "$APPLY" "${base[@]}" --env --net tcp:443 -- /usr/bin/env 2>&1)
 like "$out" "RES_OPTIONS=use-vc" "env: tcp:PORTS resolves names over TCP"
+out=$(env -i HTTPS_PROXY=http://evil:1 "$APPLY" "${base[@]}" --env --env-keep HTTPS_PROXY \
+	--net proxy -- /usr/bin/env 2>&1)
+like "$out" "HTTPS_PROXY=http://127.0.0.1:3128" "env: proxy sets HTTPS_PROXY to the box's proxy, over env_keep"
+like "$out" "NO_PROXY=localhost,127.0.0.1,::1" "env: proxy sets NO_PROXY to the box's loopback"
 
 ## Inherited fds are closed
 exec 7<"$tmp/secret"

@@ -73,7 +73,7 @@ plan_eq(const struct ab_plan *a, const struct ab_plan *b)
 	    strv_eq(&p->read, &q->read) && strv_eq(&p->write, &q->write) &&
 	    strv_eq(&p->mask, &q->mask) && strv_eq(&p->protect, &q->protect) &&
 	    p->network == q->network && p->nports == q->nports &&
-	    memcmp(p->ports, q->ports, p->nports * sizeof(*p->ports)) == 0 &&
+	    (p->nports == 0 || memcmp(p->ports, q->ports, p->nports * sizeof(*p->ports)) == 0) &&
 	    strcmp(p->shell, q->shell) == 0 && strv_eq(&p->env_keep, &q->env_keep) &&
 	    p->landlock_min_abi == q->landlock_min_abi && p->audit == q->audit &&
 	    memcmp(p->digest, q->digest, AB_DIGEST_LEN) == 0 &&
@@ -108,13 +108,148 @@ refuse_edit(const char *buf, const char *old, const char *new, const char *what)
 	free(copy);
 }
 
+/* Every proper prefix of BUF is refused: nothing cut short is ever read as a plan. */
+static void
+truncations_refused(const char *buf, size_t len, const char *what)
+{
+	struct ab_plan *again = NULL;
+	int all_refused = 1, first_bad = -1;
+	size_t i;
+	int r;
+
+	for (i = 0; i < len; i++) {
+		r = ab_plan_parse(buf, i, &again);
+		if (r != -EINVAL || again != NULL) {
+			all_refused = 0;
+			if (first_bad < 0)
+				first_bad = (int)i;
+			ab_plan_free(again);
+			again = NULL;
+		}
+	}
+	ok(all_refused, "%s: all %zu truncations refused (first accepted: %d)", what, len,
+	    first_bad);
+}
+
+/* network = proxy: host rules with their sources, CIDRs, credentials. */
+static char *allow[] = { "api.example.com", "*.example.org:8443", "10.0.0.0/8",
+	"[2001:db8::/32]", NULL };
+static char *allow_src[] = { "/etc/agentbox/agentbox.conf:12", "/etc/a b.conf:3",
+	"x:1", "x:2", NULL };
+static char *deny[] = { "bad.example.com", NULL };
+static char *deny_src[] = { "/etc/agentbox/policy.d/u.conf:4", NULL };
+static char *priv[] = { "10.0.0.0/8", "fd00::/8", "127.0.0.1/32", NULL };
+static char *cred_names[] = { "anthropic", "openai", NULL };
+static struct ab_cred creds[] = {
+	{ "anthropic", "api.anthropic.com", "x-api-key", NULL, "/etc/agentbox/s/a",
+	  "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", NULL },
+	{ "openai", "api.openai.com", "Authorization", "Bearer ", "/etc/agentbox/s/o",
+	  "OPENAI_API_KEY", "OPENAI_BASE_URL", "/v1" },
+};
+
+static int
+str_eq(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static int
+proxy_eq(const struct ab_policy *p, const struct ab_policy *q)
+{
+	size_t i;
+
+	if (!(p->network == q->network && strv_eq(&p->allow_host, &q->allow_host) &&
+	    strv_eq(&p->allow_host_src, &q->allow_host_src) &&
+	    strv_eq(&p->deny_host, &q->deny_host) &&
+	    strv_eq(&p->deny_host_src, &q->deny_host_src) &&
+	    strv_eq(&p->allow_private, &q->allow_private) &&
+	    strv_eq(&p->credential, &q->credential) && p->ncreds == q->ncreds))
+		return 0;
+	for (i = 0; i < p->ncreds; i++) {
+		const struct ab_cred *a = &p->creds[i], *b = &q->creds[i];
+
+		if (!str_eq(a->name, b->name) || !str_eq(a->host, b->host) ||
+		    !str_eq(a->header, b->header) || !str_eq(a->prefix, b->prefix) ||
+		    !str_eq(a->file, b->file) || !str_eq(a->env, b->env) ||
+		    !str_eq(a->base_url_env, b->base_url_env) ||
+		    !str_eq(a->base_path, b->base_path))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_proxy(void)
+{
+	struct ab_policy pp = pol;
+	struct ab_plan pl = plan;
+	struct ab_plan *back = NULL;
+	char *buf = NULL, *buf2 = NULL;
+	size_t len = 0, len2 = 0;
+	int r;
+
+	pp.network = AB_NET_PROXY;
+	pp.ports = NULL;
+	pp.nports = 0;
+	pp.allow_host = (struct ab_strv){ allow, 4 };
+	pp.allow_host_src = (struct ab_strv){ allow_src, 4 };
+	pp.deny_host = (struct ab_strv){ deny, 1 };
+	pp.deny_host_src = (struct ab_strv){ deny_src, 1 };
+	pp.allow_private = (struct ab_strv){ priv, 3 };
+	pp.credential = (struct ab_strv){ cred_names, 2 };
+	pp.creds = creds;
+	pp.ncreds = 2;
+	pl.policy = &pp;
+	r = ab_plan_serialize(&pl, &buf, &len);
+	ok(r == 0, "proxy: serialize (r=%d)", r);
+	if (r != 0)
+		return;
+	r = ab_plan_parse(buf, len, &back);
+	ok(r == 0 && back != NULL, "proxy: parse back (r=%d)", r);
+	ok(back != NULL && plan_eq(&pl, back) && proxy_eq(&pp, back->policy),
+	    "proxy: round trip keeps rules, sources, CIDRs and credentials");
+	if (back != NULL) {
+		r = ab_plan_serialize(back, &buf2, &len2);
+		ok(r == 0 && len2 == len && memcmp(buf, buf2, len) == 0,
+		    "proxy: serialising again gives the same bytes");
+		free(buf2);
+	}
+	ab_plan_free(back);
+	ok(strstr(buf, "\nallow_host api.example.com\nallow_host_src "
+	    "/etc/agentbox/agentbox.conf:12\n") != NULL, "proxy: each rule, then its source");
+	ok(strstr(buf, "\ncred openai\nhost api.openai.com\nheader Authorization\n"
+	    "prefix Bearer\\x20\n") != NULL, "proxy: a credential block, its prefix's blank kept");
+	truncations_refused(buf, len, "proxy");
+
+	refuse_edit(buf, "network proxy\n", "network none\n", "proxy keys without proxy");
+	refuse_edit(buf, "allow_host_src x:1\n", "", "rule without its source");
+	refuse_edit(buf, "allow_host_src x:1\n", "allow_host_src x:1\nallow_host_src x:9\n",
+	    "source without a rule");
+	refuse_edit(buf, "allow_host 10.0.0.0/8\n", "allow_host @set\n", "unexpanded @NAME");
+	refuse_edit(buf, "allow_private fd00::/8\n", "allow_private fd00::\n",
+	    "CIDR without a length");
+	refuse_edit(buf, "allow_private fd00::/8\n", "allow_private example.com/8\n",
+	    "CIDR of a name");
+	refuse_edit(buf, "credential openai\n", "credential b@d\n", "bad credential name");
+	refuse_edit(buf, "cred openai\n", "cred other\n", "credential block of another name");
+	refuse_edit(buf, "header x-api-key\n", "", "credential without its header");
+	refuse_edit(buf, "header x-api-key\n", "header x:y\n", "bad header name");
+	refuse_edit(buf, "env OPENAI_API_KEY\n", "env 1X\n", "bad variable name");
+	refuse_edit(buf, "base_path /v1\n", "base_path v1\n", "relative base path");
+	refuse_edit(buf, "file /etc/agentbox/s/o\n", "file s/o\n", "relative secret file");
+	refuse_edit(buf, "host api.openai.com\n", "host api.openai.com/x\n", "bad cred host");
+	refuse_edit(buf, "credential openai\n", "", "credential block without its name");
+	refuse_edit(buf, "end\n", "cred x\nend\n", "credential block beyond the list");
+	free(buf);
+}
+
 int
 main(void)
 {
 	char *buf = NULL, *buf2 = NULL;
-	size_t len = 0, len2 = 0, i;
+	size_t len = 0, len2 = 0;
 	struct ab_plan *back = NULL, *again = NULL;
-	int r, all_refused = 1, first_bad = -1;
+	int r;
 
 	r = ab_plan_serialize(&plan, &buf, &len);
 	ok(r == 0 && buf != NULL && strlen(buf) == len, "serialize (%zu bytes)", len);
@@ -135,18 +270,7 @@ main(void)
 		free(buf2);
 	}
 
-	/* Every proper prefix is refused: nothing cut short is ever read as a plan. */
-	for (i = 0; i < len; i++) {
-		r = ab_plan_parse(buf, i, &again);
-		if (r != -EINVAL || again != NULL) {
-			all_refused = 0;
-			if (first_bad < 0)
-				first_bad = (int)i;
-			ab_plan_free(again);
-			again = NULL;
-		}
-	}
-	ok(all_refused, "all %zu truncations refused (first accepted: %d)", len, first_bad);
+	truncations_refused(buf, len, "tcp");
 
 	refuse_edit(buf, "agentbox-plan 1\n", "agentbox-plan 2\n", "version 2");
 	refuse_edit(buf, "agentbox-plan 1\n", "", "no header");
@@ -219,5 +343,6 @@ main(void)
 	ab_plan_free(back);
 	ab_plan_free(NULL);
 	free(buf);
+	test_proxy();
 	return done_testing();
 }

@@ -320,7 +320,7 @@ test_errors(void)
 		{ "write = /a/../b", "'.' or '..' component" },
 		{ "write = /a/./b", "'.' or '..' component" },
 		{ "shell = sh", "'sh' is not an absolute path" },
-		{ "network = wifi", "is not none, loopback, host or tcp" },
+		{ "network = wifi", "is not none, loopback, host, tcp:PORT[,PORT...] or proxy" },
 		{ "network = tcp:", "needs at least one port" },
 		{ "network = tcp:0", "bad port" },
 		{ "network = tcp:65536", "bad port" },
@@ -1040,6 +1040,295 @@ test_default_policy(void)
 	free(root);
 }
 
+/* ---- network = proxy ---- */
+
+/*
+ * CONF (with "@P1@" replaced by the first project) must be refused by ab_policy_check
+ * with a message "agentbox.conf:LINE: ..." holding WANT.
+ */
+static void
+proxy_refused(const char *conf, unsigned int line, const char *want, const char *what)
+{
+	char *root = new_root("proxy-bad"), *text, loc[64];
+	struct ab_diag d = { 0 };
+	const char *at;
+	int r, found = 0;
+
+	if ((at = strstr(conf, "@P1@")) != NULL) {
+		if (asprintf(&text, "%.*s%s%s", (int)(at - conf), conf, p1, at + 4) < 0)
+			die("asprintf");
+	} else if ((text = strdup(conf)) == NULL) {
+		die("strdup");
+	}
+	put(root, "etc/agentbox/agentbox.conf", text, -1);
+	r = check(root, &d, NULL);
+	snprintf(loc, sizeof(loc), "agentbox.conf:%u: ", line);
+	for (size_t i = 0; i < d.n; i++)
+		if (strstr(d.msg[i], loc) != NULL && strstr(d.msg[i], want) != NULL)
+			found = 1;
+	ok(r == -EINVAL && found, "%s: line %u says '%s' (r=%d)", what, line, want, r);
+	if (!found)
+		diag_show(&d);
+	ab_diag_free(&d);
+	free(text);
+	free(root);
+}
+
+#define PROXY_USER "[user:u]\nproject = @P1@\nnetwork = proxy\n"	/* lines 1-3 */
+/* A whole [credential:NAME] setting ENV: five lines. */
+#define CRED(NAME, HOST, ENV) "[credential:" NAME "]\nhost = " HOST "\nheader = h\n" \
+	"file = /s\nenv = " ENV "\n"
+
+static void
+test_proxy_values(void)
+{
+	static const char *const rows[][2] = {
+		{ "allow_host = *", "a bare * would allow every host" },
+		{ "allow_host = *.*.example.com", "a wildcard is only a whole first label" },
+		{ "allow_host = a*.example.com", "a wildcard is only a whole first label" },
+		{ "allow_host = example.com:0", "the port is not 1 to 65535" },
+		{ "allow_host = example.com:65536", "the port is not 1 to 65535" },
+		{ "allow_host = example.com:080", "the port is not 1 to 65535" },
+		{ "allow_host = 127.1", "not a host name" },
+		{ "allow_host = 0x7f.0.0.1", "not a host name" },
+		{ "allow_host = exa_mple.com", "not a host name" },
+		{ "allow_host = 2001:db8::1", "not a host name" },
+		{ "allow_host = 10.0.0.1/8", "not an address/prefix" },
+		{ "allow_host = @", "not @NAME" },
+		{ "allow_host = @nosuch", "no [hosts:nosuch] section" },
+		{ "deny_host = *", "a bare * would allow every host" },
+		{ "deny_host = @nosuch", "no [hosts:nosuch] section" },
+		{ "allow_private = 10.0.0.0", "is not ADDRESS/LENGTH" },
+		{ "allow_private = 10.1.2.3/8", "is not ADDRESS/LENGTH" },
+		{ "allow_private = 10.1/8", "is not ADDRESS/LENGTH" },
+		{ "allow_private = ::ffff:10.0.0.0/104", "is not ADDRESS/LENGTH" },
+		{ "allow_private = example.com", "is not ADDRESS/LENGTH" },
+		{ "credential = b@d", "is not a [credential:NAME] name" },
+		{ "credential = nosuch", "no [credential:nosuch] section" },
+		{ "host = example.com", "'host' does not belong in this section" },
+	};
+	char conf[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(conf, sizeof(conf), PROXY_USER "%s\n", rows[i][0]);
+		proxy_refused(conf, 4, rows[i][1], rows[i][0]);
+	}
+}
+
+static void
+test_proxy_sections(void)
+{
+	static const struct {
+		const char *conf;
+		unsigned int line;
+		const char *want, *what;
+	} rows[] = {
+		{ PROXY_USER "[hosts:]\nhost = a.example\n", 4, "invalid host set name ''",
+		  "set without a name" },
+		{ PROXY_USER "[hosts:b@d]\nhost = a.example\n", 4, "invalid host set name",
+		  "set with a bad name" },
+		{ PROXY_USER "[credential:-x]\n", 4, "invalid credential name",
+		  "credential with a bad name" },
+		{ PROXY_USER "allow_host = @e\n[hosts:e]\n", 5, "[hosts:e] has no host",
+		  "empty set" },
+		{ PROXY_USER "allow_host = @a\n[hosts:a]\nhost = @a\n", 6, "sets do not nest",
+		  "recursive set" },
+		{ PROXY_USER "[hosts:a]\nhost = @b\n[hosts:b]\nhost = x.example\n", 5,
+		  "sets do not nest", "set naming another set" },
+		{ PROXY_USER "[hosts:a]\nhost = x.example\n[hosts:a]\nhost = y.example\n", 6,
+		  "[hosts:a] again (first at", "set defined twice" },
+		{ PROXY_USER "[hosts:a]\nhost = *\n", 5, "a bare * would allow every host",
+		  "set with a bare *" },
+		{ PROXY_USER "[hosts:a]\nheader = x\n", 5, "'header' does not belong",
+		  "credential key in a set" },
+		{ PROXY_USER "[credential:c]\nproject = /tmp\n", 5, "'project' does not belong",
+		  "policy key in a credential" },
+		{ PROXY_USER "[credential:c]\nheader = x-api-key\nfile = /s\nenv = K\n", 4,
+		  "[credential:c] has no host (required)", "credential without host" },
+		{ PROXY_USER "[credential:c]\nhost = a.example\nfile = /s\nenv = K\n", 4,
+		  "[credential:c] has no header (required)", "credential without header" },
+		{ PROXY_USER "[credential:c]\nhost = a.example\nheader = h\nenv = K\n", 4,
+		  "[credential:c] has no file (required)", "credential without file" },
+		{ PROXY_USER "[credential:c]\nhost = a.example\nheader = h\nfile = /s\n", 4,
+		  "[credential:c] has no env (required)", "credential without env" },
+		{ PROXY_USER CRED("c", "a.example", "K") "header = i\n", 9, "header given twice in [credential:c]", "key given twice" },
+		{ PROXY_USER CRED("c", "a.example", "K")
+		  CRED("c", "a.example", "K"), 9,
+		  "[credential:c] again (first at", "duplicate credential name" },
+		{ PROXY_USER "[credential:c]\nhost = 10.0.0.1\n", 5, "is not a host name",
+		  "credential host an address" },
+		{ PROXY_USER "[credential:c]\nhost = a.example b.example\n", 5,
+		  "takes one value", "credential host twice on a line" },
+		{ PROXY_USER "[credential:c]\nheader = x:y\n", 5, "is not an HTTP header name",
+		  "bad header" },
+		{ PROXY_USER "[credential:c]\nfile = secret\n", 5, "is not an absolute path",
+		  "relative secret file" },
+		{ PROXY_USER "[credential:c]\nfile = /a/../s\n", 5, "is not an absolute path",
+		  "secret file with .." },
+		{ PROXY_USER "[credential:c]\nenv = 1X\n", 5, "is not a valid variable name",
+		  "bad env" },
+		{ PROXY_USER "[credential:c]\nbase_url_env = A-B\n", 5,
+		  "is not a valid variable name", "bad base_url_env" },
+		{ PROXY_USER "[credential:c]\nbase_path = v1\n", 5, "is not a URL path",
+		  "relative base_path" },
+		{ PROXY_USER "[credential:c]\nbase_path = /v1?x=1\n", 5, "is not a URL path",
+		  "base_path with a query" },
+		{ PROXY_USER "[credential:c]\nprefix = "
+		  "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n", 5,
+		  "is not printable ASCII of at most 64 bytes", "prefix too long" },
+		/* The proxy keys mean nothing without network = proxy. */
+		{ "[user:u]\nproject = @P1@\nallow_host = example.com\n", 3,
+		  "allow_host needs network = proxy ([user:u] has network = none)",
+		  "allow_host without proxy" },
+		{ "[user:u]\nproject = @P1@\nnetwork = host\ndeny_host = example.com\n", 4,
+		  "deny_host needs network = proxy", "deny_host with network = host" },
+		{ "[user:u]\nproject = @P1@\nnetwork = loopback\nallow_private = 10.0.0.0/8\n",
+		  4, "allow_private needs network = proxy", "allow_private with loopback" },
+		{ "[user:u]\nproject = @P1@\nnetwork = tcp:443\ncredential = c\n"
+		  CRED("c", "a.example", "K"), 4,
+		  "credential needs network = proxy", "credential with tcp" },
+		{ "[defaults]\nnetwork = proxy\nallow_host = example.com\n[user:u]\n"
+		  "project = @P1@\nnetwork = none\n", 3,
+		  "allow_host needs network = proxy ([user:u] has network = none)",
+		  "a user leaving proxy keeps the defaults' rules: refused" },
+		{ PROXY_USER "credential = a b\n"
+		  CRED("a", "a.example", "K") CRED("b", "b.example", "K"), 4,
+		  "'b' sets K, which another credential of [user:u] sets too",
+		  "two credentials, one variable" },
+		{ PROXY_USER "credential = a b\n"
+		  CRED("a", "a.example", "A") "base_url_env = URL\n"
+		  CRED("b", "b.example", "B") "base_url_env = URL\n", 4, "'b' sets URL", "two credentials, one base URL" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		proxy_refused(rows[i].conf, rows[i].line, rows[i].want, rows[i].what);
+}
+
+/* At most 16 credentials: the 17th name is refused where it is written. */
+static void
+test_proxy_cred_max(void)
+{
+	char *conf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	if ((f = open_memstream(&conf, &len)) == NULL)
+		die("open_memstream");
+	fputs(PROXY_USER, f);
+	for (i = 0; i < 17; i++)
+		fprintf(f, "credential = c%d\n", i);	/* lines 4-20 */
+	for (i = 0; i < 17; i++)
+		fprintf(f, "[credential:c%d]\nhost = a.example\nheader = h\nfile = /s\n"
+		    "env = K%d\n", i, i);
+	fclose(f);
+	proxy_refused(conf, 20, "has more than 16 credentials", "17 credentials");
+	free(conf);
+}
+
+static void
+test_proxy_build(void)
+{
+	char *root = new_root("proxy-good"), *text;
+	static const char *const allow[] = { "example.com", "*.example.com", "a.example",
+		"b.example:8443", "10.0.0.0/8", "[2001:db8::/32]:443", NULL };
+	static const char *const deny[] = { "bad.example.com", "A.Example", NULL };
+	static const char *const priv[] = { "10.0.0.0/8", "fd00::/8", "127.0.0.1/32", NULL };
+	static const char *const credv[] = { "two", "one", NULL };
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	char want[PATH_MAX * 2];
+	int r;
+
+	if (asprintf(&text,
+	    "[defaults]\n"					/* 1 */
+	    "allow_host = example.com\n"			/* 2 */
+	    "[hosts:set]\n"					/* 3 */
+	    "host = a.example b.example:8443\n"		/* 4 */
+	    "host = example.com\n"				/* 5: a duplicate, dropped */
+	    "[user:u]\n"					/* 6 */
+	    "project = %s\n"					/* 7 */
+	    "network = proxy\n"				/* 8 */
+	    "allow_host = *.example.com @set @set\n"		/* 9 */
+	    "allow_host = 10.0.0.0/8 [2001:db8::/32]:443\n"	/* 10 */
+	    "deny_host = bad.example.com @other\n"		/* 11 */
+	    "allow_private = 10.0.0.0/8 fd00::/8 127.0.0.1/32\n"	/* 12 */
+	    "credential = two one two\n"			/* 13 */
+	    "[hosts:other]\n"					/* 14 */
+	    "host = A.Example\n"				/* 15 */
+	    "[credential:one]\n"				/* 16 */
+	    "host = API.one.example.\n"			/* 17 */
+	    "header = x-api-key\n"				/* 18 */
+	    "file = /etc/agentbox/secrets/one\n"		/* 19 */
+	    "env = ONE_KEY\n"					/* 20 */
+	    "[credential:two]\n"				/* 21 */
+	    "host = two.example\n"				/* 22 */
+	    "header = Authorization\n"			/* 23 */
+	    "prefix = \"Bearer \"\n"				/* 24 */
+	    "file = /etc/agentbox/secrets/two\n"		/* 25 */
+	    "env = TWO_KEY\n"					/* 26 */
+	    "base_url_env = TWO_BASE_URL\n"			/* 27 */
+	    "base_path = /v1\n"				/* 28 */
+	    CRED("unused", "x.example", "TWO_KEY"), p1) < 0)	/* 29-33 */
+		die("asprintf");
+	put(root, "etc/agentbox/agentbox.conf", text, -1);
+	free(text);
+	r = ab_policy_load(root, "u", &p, &d);
+	ok(r == 0 && p != NULL, "proxy policy loads (r=%d)", r);
+	if (r != 0) {
+		diag_show(&d);
+		ab_diag_free(&d);
+		free(root);
+		return;
+	}
+	ok(p->network == AB_NET_PROXY && strcmp(ab_network_name(p->network), "proxy") == 0,
+	    "network = proxy is AB_NET_PROXY, named \"proxy\"");
+	ok(strv_is(&p->allow_host, allow), "allow_host: defaults first, @set expanded in "
+	    "place once, duplicates dropped (%zu rules)", p->allow_host.n);
+	snprintf(want, sizeof(want), "%s/etc/agentbox/agentbox.conf:", root);
+	ok(p->allow_host_src.n == p->allow_host.n && p->allow_host.n == 6 &&
+	    strncmp(p->allow_host_src.v[0], want, strlen(want)) == 0 &&
+	    strcmp(p->allow_host_src.v[0] + strlen(want), "2") == 0 &&
+	    strcmp(p->allow_host_src.v[1] + strlen(want), "9") == 0 &&
+	    strcmp(p->allow_host_src.v[2] + strlen(want), "4") == 0 &&
+	    strcmp(p->allow_host_src.v[3] + strlen(want), "4") == 0 &&
+	    strcmp(p->allow_host_src.v[4] + strlen(want), "10") == 0,
+	    "allow_host_src: FILE:LINE of each rule, a set's host at the set's line");
+	ok(strv_is(&p->deny_host, deny) && p->deny_host_src.n == 2 &&
+	    strcmp(p->deny_host_src.v[1] + strlen(want), "15") == 0,
+	    "deny_host: @other expanded (rules kept as written), its source the set's line");
+	ok(strv_is(&p->allow_private, priv), "allow_private kept in order");
+	ok(strv_is(&p->credential, credv) && p->ncreds == 2,
+	    "credential: the user's, in order, once; the unused one left out");
+	ok(p->ncreds == 2 && strcmp(p->creds[0].name, "two") == 0 &&
+	    strcmp(p->creds[0].host, "two.example") == 0 &&
+	    strcmp(p->creds[0].header, "Authorization") == 0 &&
+	    strcmp(p->creds[0].prefix, "Bearer ") == 0 &&
+	    strcmp(p->creds[0].file, "/etc/agentbox/secrets/two") == 0 &&
+	    strcmp(p->creds[0].env, "TWO_KEY") == 0 &&
+	    strcmp(p->creds[0].base_url_env, "TWO_BASE_URL") == 0 &&
+	    strcmp(p->creds[0].base_path, "/v1") == 0,
+	    "credential two: every key, the prefix's quotes dropped and its blank kept");
+	ok(p->ncreds == 2 && strcmp(p->creds[1].host, "api.one.example") == 0 &&
+	    p->creds[1].prefix == NULL && p->creds[1].base_url_env == NULL &&
+	    p->creds[1].base_path == NULL,
+	    "credential one: host in normal form, optional keys unset");
+	ab_policy_free(p);
+	ab_diag_free(&d);
+
+	/* The same user without any proxy key: nothing new is set. */
+	put(root, "etc/agentbox/agentbox.conf", "[user:u]\nproject = /tmp\n", -1);
+	r = ab_policy_load(root, "u", &p, &d);
+	ok(r == 0 && p->allow_host.n == 0 && p->deny_host.n == 0 && p->allow_private.n == 0 &&
+	    p->credential.n == 0 && p->ncreds == 0 && p->creds == NULL,
+	    "a policy without proxy keys compiles as before");
+	ab_policy_free(p);
+	ab_diag_free(&d);
+	free(root);
+}
+
 int
 main(void)
 {
@@ -1066,6 +1355,10 @@ main(void)
 	test_env_per_user();
 	test_mentions();
 	test_default_policy();
+	test_proxy_values();
+	test_proxy_sections();
+	test_proxy_cred_max();
+	test_proxy_build();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd) != 0)

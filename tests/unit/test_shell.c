@@ -246,6 +246,86 @@ test_env(struct ab_plan *plan)
 	ab_env_free(out);
 }
 
+static int
+is_env(char **env, const char *name, const char *want)
+{
+	const char *v = get(env, name);
+
+	return v != NULL && strcmp(v, want) == 0;
+}
+
+/* netd-spec.md section 6: what a network = proxy box is told about its way out. */
+static void
+test_env_proxy(struct ab_plan *plan)
+{
+	static const char *const url[] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY",
+		"all_proxy", "npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY",
+	};
+	struct ab_cred creds[2] = {
+		{ .name = "anthropic", .host = "api.anthropic.com", .header = "x-api-key",
+		  .file = "/etc/agentbox/keys/anthropic", .env = "ANTHROPIC_API_KEY",
+		  .base_url_env = "ANTHROPIC_BASE_URL" },
+		{ .name = "openai", .host = "api.openai.com", .header = "Authorization",
+		  .prefix = "Bearer ", .file = "/etc/agentbox/keys/openai",
+		  .env = "OPENAI_API_KEY", .base_url_env = "OPENAI_BASE_URL", .base_path = "/v1" },
+	};
+	struct ab_policy *p = plan->policy;
+	char *in[] = { "HTTPS_PROXY=http://evil.example:8080", "NO_PROXY=*",
+		"ANTHROPIC_API_KEY=sk-real-secret", "KEEPME=1", NULL };
+	char *keep[] = { "KEEPME", "HTTPS_PROXY", "NO_PROXY", "ANTHROPIC_API_KEY", NULL };
+	struct ab_strv saved = p->env_keep;
+	char **out;
+	size_t i;
+	int r;
+
+	p->env_keep.v = keep;
+	p->env_keep.n = 4;
+	p->network = AB_NET_PROXY;
+	plan->audit_session = 77;
+	p->creds = creds;
+	p->ncreds = 2;
+	r = ab_env_build(plan, in, 0, &out);
+	ok(r == 0, "proxy env builds");
+	for (i = 0; r == 0 && i < sizeof(url) / sizeof(url[0]); i++)
+		ok(is_env(out, url[i], "http://127.0.0.1:3128"), "proxy: %s is the box's proxy, "
+		   "over env_keep", url[i]);
+	ok(r == 0 && is_env(out, "NO_PROXY", "localhost,127.0.0.1,::1") &&
+	   is_env(out, "no_proxy", "localhost,127.0.0.1,::1"), "proxy: NO_PROXY names only loopback");
+	ok(r == 0 && is_env(out, "NODE_USE_ENV_PROXY", "1"), "proxy: NODE_USE_ENV_PROXY=1");
+	ok(r == 0 && is_env(out, "ANTHROPIC_API_KEY", "agentbox-anthropic-77-placeholder"),
+	   "credential 0: a per-session placeholder, never the caller's key");
+	ok(r == 0 && is_env(out, "ANTHROPIC_BASE_URL", "http://127.0.0.1:3129"),
+	   "credential 0: base URL is its gateway, 3129");
+	ok(r == 0 && is_env(out, "OPENAI_API_KEY", "agentbox-openai-77-placeholder") &&
+	   is_env(out, "OPENAI_BASE_URL", "http://127.0.0.1:3130/v1"),
+	   "credential 1: gateway 3130 with its base_path");
+	ok(r == 0 && is_env(out, "KEEPME", "1"), "proxy: env_keep still applies to the rest");
+	if (r == 0)
+		ab_env_free(out);
+	creds[0].base_url_env = NULL;
+	p->ncreds = 1;
+	r = ab_env_build(plan, in, 0, &out);
+	ok(r == 0 && get(out, "ANTHROPIC_BASE_URL") == NULL &&
+	   is_env(out, "ANTHROPIC_API_KEY", "agentbox-anthropic-77-placeholder") &&
+	   get(out, "OPENAI_API_KEY") == NULL, "no base_url_env: only the placeholder");
+	if (r == 0)
+		ab_env_free(out);
+
+	p->network = AB_NET_LOOPBACK;
+	r = ab_env_build(plan, in, 0, &out);
+	ok(r == 0 && is_env(out, "HTTPS_PROXY", "http://evil.example:8080") &&
+	   get(out, "HTTP_PROXY") == NULL && get(out, "NODE_USE_ENV_PROXY") == NULL &&
+	   is_env(out, "ANTHROPIC_API_KEY", "sk-real-secret"),
+	   "loopback: no proxy variables, env_keep as before");
+	if (r == 0)
+		ab_env_free(out);
+	p->network = AB_NET_NONE;
+	p->creds = NULL;
+	p->ncreds = 0;
+	p->env_keep = saved;
+}
+
 int
 main(void)
 {
@@ -275,6 +355,7 @@ main(void)
 	test_world(plan);
 	test_confined_detection();
 	test_env(plan);
+	test_env_proxy(plan);
 	if (fork() == 0)
 		execlp("rm", "rm", "-rf", tmpdir, (char *)NULL);
 	wait(NULL);
