@@ -107,7 +107,12 @@ is "$(tail -n +$((m + 1)) "$NETD_LOG" | grep -c '"sni": "registry.example.test"'
     "the mismatched ClientHello never reached the upstream"
 like "$(probe connect api.example.test:443 api.example.test test-ca.crt)" "tls-ok HTTP/1.1 200" \
     "the same CONNECT with the right SNI works"
-ok "ECH: not tried end to end (no ECH-capable client here); netd/sni.c's unit tests cover the refusal"
+m=$(upstream_lines)
+out=$(probe ech api.example.test)
+like "$out" "ech-cut" "a ClientHello with encrypted_client_hello: cut ($out)"
+netd_rec "proto=connect .*host=\"api.example.test\" .*reason=\"?ech" >/dev/null &&
+    ok "record: ech" || not_ok "no ech record"
+is "$(tail -n +$((m + 1)) "$NETD_LOG" | grep -c '"peer"')" 0 "the ECH hello never reached the upstream"
 
 ## Request smuggling (CL + TE) in absolute-form plain HTTP
 m=$(upstream_lines)
