@@ -43,7 +43,9 @@ like "$seen" "\"x-api-key\": \"$NETD_SECRET\"" "the real key arrived at the mode
 unlike "$seen" "$placeholder" "the placeholder did not"
 netd_rec "proto=gateway .*host=\"api.example.test\"" >/dev/null &&
     ok "record: the gateway's connection" || not_ok "no gateway record"
-out=$(box "grep -rlsF -- '$NETD_SECRET' \$HOME $PROJ /tmp /proc/[0-9]*/environ 2>/dev/null; echo end")
+# Spelled so that grep's own /proc/PID/cmdline does not match.
+pat=$(sed 's/REAL/REA[L]/' <<< "$NETD_SECRET")
+out=$(box "grep -rlsE -- '$pat' \$HOME $PROJ /tmp /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null; echo end")
 is "$out" "end" "the key is nowhere in the box after the agent ran"
 e2e_wait_uid_gone "$(id -u "$U")" 10
 finish
