@@ -1,5 +1,5 @@
-# tests/e2e/lib-netd.sh — harness of the `network = proxy` tests (issue 11 items 6, 7),
-# sourced after lib.sh and lib-e2e.sh, inside the private world:
+# tests/e2e/lib-netd.sh — harness of the `network = proxy` tests and bench/proxy, sourced
+# after lib.sh and lib-e2e.sh, inside the private world:
 #
 #   e2e_enter_private_world "$@"
 #   netd_setup                  # namespaces, CA, fake upstream, names, daemon

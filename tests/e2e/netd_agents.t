@@ -1,5 +1,5 @@
 #!/bin/bash
-# An agent's CLI through the credential gateway (issue 11 item 6): Claude Code inside a
+# An agent's CLI through the credential gateway: Claude Code inside a
 # proxy-mode box, ANTHROPIC_BASE_URL set by the shell to the gateway (127.0.0.1:3129),
 # ANTHROPIC_API_KEY a placeholder; `claude -p` gets its answer from the fake Messages
 # API of the test's upstream, the real key arrives there and is nowhere in the box.

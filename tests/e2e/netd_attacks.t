@@ -1,5 +1,5 @@
 #!/bin/bash
-# `network = proxy` under attack (issue 11 item 6, second list): every way around the
+# `network = proxy` under attack: every way around the
 # proxy a box might try must fail, and be on the record where the proxy or the kernel
 # sees it.  One row per attack; the ones nothing can record say so (and why) in their
 # name.  Harness: tests/e2e/lib-netd.sh; only this test's namespaces are ever dialled.
@@ -75,7 +75,7 @@ is "$(probe connect "$NETD_UP4:443")" "status 403" "CONNECT to an IP literal: 40
 netd_rec "proto=connect .*event=deny .*host=\"?$NETD_UP4\"? port=443 .*reason=\"?no-rule" >/dev/null &&
     ok "record: CONNECT to an IP literal denied (no-rule)" || not_ok "no record of the IP-literal CONNECT"
 is "$(probe connect "169.254.169.254:80")" "status 403" "CONNECT to the metadata address: 403"
-# An allowed name: the daemon answers 200 (spec section 4: the ClientHello is checked
+# An allowed name: the daemon answers 200 (agentbox-netd(8): the ClientHello is checked
 # first), then resolves and refuses the address: the tunnel is cut, nothing dialled.
 like "$(probe connect metadata.example.test:80 metadata.example.test test-ca.crt)" "tls-cut" \
     "CONNECT to an allowed name that resolves to the metadata address: cut"

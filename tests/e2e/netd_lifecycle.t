@@ -1,5 +1,5 @@
 #!/bin/bash
-# `network = proxy` when the daemon is not there (issue 11 item 2, spec section 3):
+# `network = proxy` when the daemon is not there (agentbox-netd(8) on restarts):
 #   - a login is refused, with one auth-log line, while agentbox-netd is down;
 #   - the daemon killed (SIGKILL) mid-session, mid-download: the download breaks and
 #     every later attempt fails at once (the listeners died with the daemon: nothing in

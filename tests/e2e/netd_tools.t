@@ -1,12 +1,12 @@
 #!/bin/bash
-# `network = proxy` with real tools (issue 11 item 6, first list): inside a proxy-mode
-# login (real enroll --network proxy, real su, the real agentbox-netd), curl, git clone
-# over https, npm install and pip install from a fake registry, Python urllib and
-# requests reach the fake upstream by name through 127.0.0.1:3128, each connection on
-# the record (open with the address dialled, close with bytes); the box's DNS answers an
-# allowed name; the credential gateway on 127.0.0.1:3129 puts the real key on the wire
-# to its host only, the box holds a placeholder, and the key never shows inside
-# (environment, files, /proc, responses); SSE comes through unbuffered.
+# `network = proxy` with real tools: inside a proxy-mode login (real enroll --network
+# proxy, real su, the real agentbox-netd), curl, git clone over https, npm install and
+# pip install from a fake registry, Python urllib and requests reach the fake upstream by
+# name through 127.0.0.1:3128, each connection on the record (open with the address
+# dialled, close with bytes) and in agentbox-audit; the box's DNS answers an allowed
+# name; the credential gateway on 127.0.0.1:3129 puts the real key on the wire to its
+# host only, the box holds a placeholder, and the key never shows inside (environment,
+# files, /proc, responses); SSE comes through unbuffered.
 # Harness: tests/e2e/lib-netd.sh (the upstream lives in a namespace this test makes).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
@@ -21,7 +21,7 @@ cp "$NETD_FIX/probe.py" "$PROJ/probe.py" && chmod 0755 "$PROJ/probe.py"
 CA=$PROJ/test-ca.crt
 box() { netd_box "$U" "cd $PROJ && $1"; }
 
-## The box's environment (spec section 6)
+## The box's environment (agentbox-shell(8): the proxy variables)
 env_out=$(box 'env')
 like "$env_out" "HTTPS_PROXY=http://127.0.0.1:3128" "HTTPS_PROXY names the box's proxy"
 like "$env_out" "http_proxy=http://127.0.0.1:3128" "http_proxy names the box's proxy"
