@@ -14,12 +14,12 @@ e2e_enter_private_world "$@"
 CACHE=${AB_NPM_CACHE:-/var/cache/agentbox-tests/npm}
 command -v npm >/dev/null || skip_all "needs npm"
 [ -d "$CACHE/_cacache" ] || skip_all "no npm cache of the agents at $CACHE (tests/e2e/shell-agents.t fills it)"
-NETD_CRED_ENV=ANTHROPIC_API_KEY NETD_CRED_BASE_ENV=ANTHROPIC_BASE_URL
 netd_setup
 
 U=abt_ng1
 PROJ=/home/abt_ng1-proj
-netd_enroll "$U" "$PROJ" || e2e_die "enroll $U with network = proxy"
+NETD_CRED_ENV=ANTHROPIC_API_KEY NETD_CRED_BASE_ENV=ANTHROPIC_BASE_URL \
+    netd_enroll "$U" "$PROJ" || e2e_die "enroll $U with network = proxy"
 home=$(getent passwd "$U" | cut -d: -f6)
 mkdir -p "$home/.npm" && cp -a "$CACHE/." "$home/.npm/" && chown -R "$U:" "$home/.npm" ||
 	e2e_die "copy the npm cache"
