@@ -60,6 +60,7 @@ include policy/build.mk
 -include tests/escape/build.mk
 -include man/build.mk
 -include netd/build.mk
+-include maskd/build.mk
 
 .PHONY: all check check-run check-unit check-root deps install uninstall fuzz clean demo demo-clean
 
