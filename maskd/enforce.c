@@ -45,7 +45,6 @@ struct fanotify_response_info_audit_rule {
 };
 #endif
 
-#define HISTORY_MAX	(1u << 18)	/* inodes; beyond, fail closed (-ENOSPC) */
 #define BUF_SIZE	(64 * 1024)
 #define TRUST_UNKNOWN	2		/* audit's subj_trust/obj_trust: "unknown" */
 
@@ -86,7 +85,7 @@ ab_maskd_free(struct ab_maskd *e)
 }
 
 int
-ab_maskd_new(const struct ab_maskd_decider *d, struct ab_maskd **out)
+ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max, struct ab_maskd **out)
 {
 	struct ab_maskd *e;
 	int r;
@@ -101,7 +100,8 @@ ab_maskd_new(const struct ab_maskd_decider *d, struct ab_maskd **out)
 	e->tbuf = malloc(BUF_SIZE);
 	if (e->buf == NULL || e->tbuf == NULL)
 		r = -ENOMEM;
-	else if ((r = ab_maskd_history_new(HISTORY_MAX, &e->h)) == 0 &&
+	else if ((r = ab_maskd_history_new(history_max != 0 ? history_max :
+	    AB_MASKD_HISTORY_MAX, &e->h)) == 0 &&
 	    (r = ab_maskd_group_perm(&e->perm)) == 0)
 		r = ab_maskd_group_track(&e->track);
 	if (r != 0) {

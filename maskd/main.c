@@ -2,12 +2,12 @@
  * agentbox-maskd: the live-mask enforcer, standalone for now (tests and measurements).
  *
  *   agentbox-maskd --mount PATH [--mount PATH ...] [--home H] [--project P ...]
- *                  --pattern PAT [--pattern PAT ...] [--ready FILE]
+ *                  --pattern PAT [--pattern PAT ...] [--ready FILE] [--history-max N]
  *
  * Run as root, in the mount namespace that holds the session's mounts (PATH and the trees
  * are paths as that namespace sees them).  Each --mount is marked; --home and --project
  * are the trees the patterns are relative to, as in the policy.  --ready FILE is created
- * once every mark is in place.  It serves until something fails, then denies everything
+ * once every mark is in place.  --history-max bounds S (tests make it overflow).  It serves until something fails, then denies everything
  * pending and exits 1 (fail closed); what a session gets after that is README.md's.
  * Next session the PAM module hands it the group instead (README "PAM hand-off").
  */
@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ die(const char *fmt, ...)
 struct args {
 	struct ab_strv	mounts, projects, patterns;
 	const char	*home, *ready;
+	size_t		 history_max;
 };
 
 static void
@@ -46,6 +48,20 @@ push(struct ab_strv *sv, const char *s)
 {
 	if (ab_strv_push(sv, s) != 0)
 		die("out of memory");
+}
+
+/* A positive decimal count, or 0 for anything else. */
+static size_t
+count(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' || v > SIZE_MAX / 1024)
+		return 0;
+	return (size_t)v;
 }
 
 static void
@@ -57,6 +73,7 @@ parse(int argc, char **argv, struct args *a)
 		{ "project", required_argument, NULL, 'p' },
 		{ "pattern", required_argument, NULL, 'P' },
 		{ "ready", required_argument, NULL, 'r' },
+		{ "history-max", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *why;
@@ -73,6 +90,10 @@ parse(int argc, char **argv, struct args *a)
 			push(&a->patterns, optarg);
 			break;
 		case 'r': a->ready = optarg; break;
+		case 'x':
+			if ((a->history_max = count(optarg)) == 0)
+				die("--history-max %s: not a positive number", optarg);
+			break;
 		default: die("usage: agentbox-maskd --mount PATH ... [--home H] [--project P ...] "
 		    "--pattern PAT ... [--ready FILE]");
 		}
@@ -97,7 +118,7 @@ main(int argc, char **argv)
 		die("trees and patterns: %s", strerror(-r));
 	/* 2. Both groups, then every mark: a mount we cannot mark is a session we cannot
 	 *    enforce, so the whole start fails (the PAM step will refuse the login). */
-	if ((r = ab_maskd_new(d, &e)) != 0)
+	if ((r = ab_maskd_new(d, a.history_max, &e)) != 0)
 		die("fanotify groups: %s", strerror(-r));
 	for (i = 0; i < a.mounts.n; i++)
 		if ((r = ab_maskd_add_mount(e, a.mounts.v[i])) != 0)

@@ -132,9 +132,12 @@ int	ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_deci
 
 struct ab_maskd;
 /*
- * An enforcer over decider D (kept): creates both groups.  0 or -errno.
+ * An enforcer over decider D (kept): creates both groups.  HISTORY_MAX bounds S (0:
+ * AB_MASKD_HISTORY_MAX); past it the enforcer fails closed.  0 or -errno.
  */
-int	ab_maskd_new(const struct ab_maskd_decider *d, struct ab_maskd **out);
+#define AB_MASKD_HISTORY_MAX	(1u << 18)
+int	ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max,
+	    struct ab_maskd **out);
 void	ab_maskd_free(struct ab_maskd *e);
 /*
  * Mark the mount at PATH (an absolute path as the session sees it, a directory) on both
