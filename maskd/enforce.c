@@ -138,7 +138,7 @@ ab_maskd_add_mount(struct ab_maskd *e, const char *path)
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)) == -1)
 		return -errno;
 	if (fstatfs(fd, &sf) == -1 || (m = reallocarray(e->m, e->nm + 1, sizeof(*m))) == NULL) {
-		r = errno == 0 ? -ENOMEM : -errno;
+		r = -errno;	/* fstatfs's, or reallocarray's ENOMEM */
 		(void)close(fd);
 		return r;
 	}
