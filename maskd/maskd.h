@@ -1,5 +1,5 @@
 /*
- * maskd: the live-mask enforcer (issue 12, DESIGN.md "Masks that hold for the whole
+ * maskd: the live-mask enforcer (DESIGN.md "Masks that hold for the whole
  * session"; facts and measurements in research/dynamic_masks.md).  A fanotify permission
  * group on the session's own mounts asks, at every open, whether the file is masked by
  * name (the one matcher: policy/maskset.c) or has ever carried a masked name (the

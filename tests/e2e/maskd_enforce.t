@@ -1,5 +1,5 @@
 #!/bin/bash
-# agentbox-maskd on a real mount (issue 12 foundations; research/dynamic_masks.md §7).
+# agentbox-maskd on a real mount (research/dynamic_masks.md §7).
 # In its own mount namespace: a tmpfs holds the project (the "host path", where the
 # developer and root work), and a bind mount of it is the session's view, marked by the
 # enforcer.  The agent is a process with its own audit session (it writes a test uid to
