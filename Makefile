@@ -117,6 +117,7 @@ include audit/build.mk
 include admin/build.mk
 include man/build.mk
 include netd/build.mk
+include maskd/build.mk
 include tests/build.mk
 
 # The compiler's dependency files.  One left by a renamed or removed source is harmless:

@@ -1,7 +1,7 @@
 # tests/: the one registry of tests (prove runs UNIT_TESTS, then as root ROOT_TESTS),
 # the programs they run, and the fuzzers.  Test sources see every component's headers.
 $(call objs-in,tests): CPPFLAGS_DIR = -Itests -Itests/unit -Ipam_module -Ishell -Iaudit \
-                                      -Iadmin -Inetd -I$(B)/shell -I$(B)/admin
+                                      -Iadmin -Inetd -Imaskd -I$(B)/shell -I$(B)/admin
 $(call objs-in,tests): PKG_CFLAGS_DIR = $(call pkg,--cflags inih nettle libseccomp pam audit \
                                         libpsl)
 T  := $(B)/tests
@@ -15,7 +15,7 @@ NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/net
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
-              $(NETD_TESTS)
+              $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history
 UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
 
 # lib/ alone: hostile bytes through the text helpers.
@@ -31,6 +31,9 @@ $(T)/test_entry: $(TS)/test_entry.o $(B)/san/pam_module/entry.o $(B)/san/pam_mod
 # shell/ objects without main.c (env.c, plan_check.c, ...).
 $(T)/test_shell: $(TS)/test_shell.o $(SHELL_LIB_OBJS:$(B)/%=$(B)/san/%) $(PLAN_LIB_SAN)
 $(T)/test_shell: TEST_LIBS = $(SECCOMP_LIBS)
+# maskd/'s decision and history of names, without fanotify.
+$(T)/test_maskd_decide $(T)/test_maskd_history: $(T)/%: $(TS)/%.o \
+    $(B)/san/maskd/decide.o $(B)/san/maskd/history.o $(PLAN_LIB_SAN)
 # audit/ without main.c.
 $(T)/unit/audit_record: $(TS)/audit_record.o $(AUDIT_SRCS:%.c=$(B)/san/%.o)
 $(T)/unit/audit_record: TEST_LIBS = $(AUDIT_LIBS)
@@ -94,7 +97,8 @@ tests/unit/man-options.t: $(B)/agentbox $(B)/agentbox-audit
 ROOT_TESTS     += $(sort $(wildcard tests/e2e/*.t)) $(sort $(wildcard tests/escape/*.t))
 ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT) $(PAM_SAN_SO) $(T)/pam_try $(T)/pam_try_san \
                   $(B)/agentbox-shell $(T)/shell-apply $(B)/try-op $(B)/agentbox-audit \
-                  $(AUDIT_SAN) $(T)/record-session $(ADMIN_BIN) $(B)/escape/esc
+                  $(AUDIT_SAN) $(T)/record-session $(ADMIN_BIN) $(B)/escape/esc \
+                  $(MASKD_BIN) $(T)/maskd-try
 
 # pam_try gives the root tests the module's exact verdicts; the _san copy runs the
 # sanitized module (tests/e2e/pam_retval.t).
@@ -112,6 +116,10 @@ $(T)/record-session: $(B)/tests/fixtures/gen/record-session.o
 # libaudit to the host's auditd, for tests/fixtures/net-recorded.log (made by hand).
 $(T)/net-record: $(B)/tests/fixtures/gen/net-record.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call pkg,--libs audit)
+
+# maskd_enforce.t's agent: one named open-like operation per run.
+$(T)/maskd-try: $(B)/tests/maskd-try.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # The escape suite's attack program runs inside the box, as the agent: normal flags
 # (sanitizer runtimes would only add noise there).

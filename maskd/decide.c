@@ -1,0 +1,179 @@
+/*
+ * The decision, pure: no fd, no syscall, so it is unit-tested without root.
+ *
+ * By name: the path the kernel gives for the event fd, relative to the deepest tree
+ * (home or project) holding it, asked of the one mask matcher (policy/maskset.c,
+ * ab_maskset_match_path, with the mask walk's case folding and undecoration): a live
+ * denial and a login-time mask can never disagree about a name.  The matcher answers
+ * yes/no; the rule number for FAN_INFO comes from one single-pattern set per pattern,
+ * asked only after a "yes" (a denial is rare; the common allow costs one question).  The
+ * same matcher with one pattern at a time, not a second matcher: a path matches the set
+ * exactly when it matches one of its patterns' sets (each pattern's prefilter and
+ * covered roots are per pattern).
+ *
+ * By history: the caller says whether the inode (or a directory above it) is in S.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maskd.h"
+
+struct ab_maskd_decider {
+	struct ab_maskset	 *all;
+	struct ab_maskset	**one;	/* one per pattern: which pattern matched */
+	struct ab_strv		 *onev;	/* their one-entry views of the patterns */
+	size_t			  npat;
+	const char		 *home;
+	const struct ab_strv	 *projects;
+};
+
+void
+ab_maskd_decider_free(struct ab_maskd_decider *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	ab_maskset_free(d->all);
+	for (i = 0; d->one != NULL && i < d->npat; i++)
+		ab_maskset_free(d->one[i]);
+	free(d->one);
+	free(d->onev);
+	free(d);
+}
+
+static int
+trees_absolute(const char *home, const struct ab_strv *projects)
+{
+	size_t i;
+
+	for (i = 0; i < ab_trees_n(projects); i++) {
+		const char *t = ab_trees_path(home, projects, i);
+
+		if (t != NULL && t[0] != '/')
+			return 0;
+	}
+	return 1;
+}
+
+int
+ab_maskd_decider_new(const struct ab_strv *patterns, const char *home,
+    const struct ab_strv *projects, struct ab_maskd_decider **out)
+{
+	struct ab_maskd_decider *d;
+	size_t i;
+	int r;
+
+	*out = NULL;
+	if (!trees_absolute(home, projects) || patterns->n >= 0xffff)
+		return -EINVAL;
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return -ENOMEM;
+	d->npat = patterns->n;
+	d->home = home;
+	d->projects = projects;
+	d->one = calloc(d->npat + 1, sizeof(*d->one));
+	d->onev = calloc(d->npat + 1, sizeof(*d->onev));
+	if (d->one == NULL || d->onev == NULL) {
+		ab_maskd_decider_free(d);
+		return -ENOMEM;
+	}
+	r = ab_maskset_new(patterns, home, projects, AB_MASKSET_MASKS, &d->all);
+	for (i = 0; r == 0 && i < d->npat; i++) {
+		d->onev[i].v = &patterns->v[i];
+		d->onev[i].n = 1;
+		r = ab_maskset_new(&d->onev[i], home, projects, AB_MASKSET_MASKS, &d->one[i]);
+	}
+	if (r != 0) {
+		ab_maskd_decider_free(d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+/* The deepest tree holding PATH (PATH itself or below), or -1. */
+static long
+tree_of(const struct ab_maskd_decider *d, const char *path, size_t *rel)
+{
+	size_t i, best_len = 0, n;
+	long best = -1;
+
+	for (i = 0; i < ab_trees_n(d->projects); i++) {
+		const char *t = ab_trees_path(d->home, d->projects, i);
+
+		if (t == NULL)
+			continue;
+		n = strlen(t);
+		while (n > 1 && t[n - 1] == '/')
+			n--;	/* "/" stays "/" */
+		if (strncmp(path, t, n) != 0)
+			continue;
+		if (n == 1)
+			n = 0;	/* the tree "/": every absolute path, rel after the '/' */
+		if ((path[n] != '/' && path[n] != '\0') || (best >= 0 && n < best_len))
+			continue;
+		best = (long)i;
+		best_len = n;
+	}
+	if (best >= 0)
+		*rel = best_len + (path[best_len] == '/');
+	return best;
+}
+
+/* 1-based index of the first pattern masking REL in TREE (the set said yes), or UNKNOWN. */
+static unsigned int
+which(const struct ab_maskd_decider *d, size_t tree, const char *rel, int is_dir)
+{
+	size_t i;
+
+	for (i = 0; i < d->npat; i++)
+		if (ab_maskset_match_path(d->one[i], tree, rel, is_dir) == 1)
+			return (unsigned int)i + 1;
+	return AB_MASKD_RULE_UNKNOWN;	/* a covered tree root: no single pattern */
+}
+
+unsigned int
+ab_maskd_rule(const struct ab_maskd_decider *d, const char *path, int is_dir)
+{
+	size_t rel;
+	long t;
+	int r;
+
+	if (path == NULL || path[0] != '/')
+		return AB_MASKD_RULE_UNKNOWN;
+	if ((t = tree_of(d, path, &rel)) < 0)
+		return 0;
+	if ((r = ab_maskset_match_path(d->all, (size_t)t, path + rel, is_dir)) < 0)
+		return AB_MASKD_RULE_UNKNOWN;
+	return r == 0 ? 0 : which(d, (size_t)t, path + rel, is_dir);
+}
+
+unsigned int
+ab_maskd_decide(const struct ab_maskd_decider *d, const struct ab_maskd_query *q)
+{
+	static const char deleted[] = " (deleted)";
+	const size_t dl = sizeof(deleted) - 1;
+	char buf[PATH_MAX];
+	const char *path = q->path;
+	unsigned int rule;
+	size_t n;
+
+	if (path == NULL)
+		return AB_MASKD_RULE_UNKNOWN;
+	/* An unlinked file: d_path appended " (deleted)" to its last name; judge that
+	 * name.  Only when it is unlinked: a file may be called "x (deleted)". */
+	n = strlen(path);
+	if (q->unlinked && n > dl && strcmp(path + n - dl, deleted) == 0) {
+		if (n - dl >= sizeof(buf))
+			return AB_MASKD_RULE_UNKNOWN;
+		memcpy(buf, path, n - dl);
+		buf[n - dl] = '\0';
+		path = buf;
+	}
+	if ((rule = ab_maskd_rule(d, path, q->is_dir)) != 0)
+		return rule;
+	return q->in_history ? AB_MASKD_RULE_HISTORY : 0;
+}

@@ -1,0 +1,401 @@
+/*
+ * The enforcer's loop (research 2.6, 6): read permission events, drain the tracking
+ * group into S before each answer, decide, answer.  An allow adds the verdict cache;
+ * a deny is FAN_DENY|FAN_AUDIT|FAN_INFO with the rule number, so the kernel writes
+ * type=FANOTIFY in the opener's own audit event (its ses, exe, PATH).
+ *
+ * The reader must never open anything through a marked mount: it would wait on itself.
+ * It reads only /proc/self/fd links, and opens directories of the trees with O_PATH
+ * (no permission event) for the ancestor check and open_by_handle_at.
+ *
+ * Fail closed: once anything goes wrong (a queue overflow on either group, a read
+ * error, S full, a malformed event), every event already read and every one still
+ * queued is answered FAN_DENY, then ab_maskd_run returns.  The three fail-open modes
+ * this cannot close alone are in README.md ("Fail-open modes").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "maskd.h"
+
+/* Debian 12's UAPI headers are 6.1; FAN_INFO and its audit-rule record came in 6.3. */
+#ifndef FAN_INFO
+#define FAN_INFO			0x20
+#define FAN_RESPONSE_INFO_AUDIT_RULE	1
+struct fanotify_response_info_header {
+	__u8	type;
+	__u8	pad;
+	__u16	len;
+};
+struct fanotify_response_info_audit_rule {
+	struct fanotify_response_info_header hdr;
+	__u32	rule_number;
+	__u32	subj_trust;
+	__u32	obj_trust;
+};
+#endif
+
+#define BUF_SIZE	(64 * 1024)
+#define TRUST_UNKNOWN	2		/* audit's subj_trust/obj_trust: "unknown" */
+
+struct mnt {
+	int	fd;		/* O_RDONLY|O_DIRECTORY: fanotify_mark and open_by_handle_at */
+	int32_t	fsid[2];
+};
+
+struct ab_maskd {
+	const struct ab_maskd_decider	*d;
+	struct ab_maskd_history		*h;
+	int				 perm, track;
+	struct mnt			*m;
+	size_t				 nm;
+	pid_t				 self;
+	struct ab_maskd_stats		 st;
+	unsigned char			*buf, *tbuf;	/* permission, tracking reads */
+};
+
+void
+ab_maskd_free(struct ab_maskd *e)
+{
+	size_t i;
+
+	if (e == NULL)
+		return;
+	for (i = 0; i < e->nm; i++)
+		(void)close(e->m[i].fd);
+	if (e->perm >= 0)
+		(void)close(e->perm);
+	if (e->track >= 0)
+		(void)close(e->track);
+	ab_maskd_history_free(e->h);
+	free(e->m);
+	free(e->buf);
+	free(e->tbuf);
+	free(e);
+}
+
+int
+ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max, struct ab_maskd **out)
+{
+	struct ab_maskd *e;
+	int r;
+
+	*out = NULL;
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return -ENOMEM;
+	e->d = d;
+	e->perm = e->track = -1;
+	e->self = getpid();
+	e->buf = malloc(BUF_SIZE);
+	e->tbuf = malloc(BUF_SIZE);
+	if (e->buf == NULL || e->tbuf == NULL)
+		r = -ENOMEM;
+	else if ((r = ab_maskd_history_new(history_max != 0 ? history_max :
+	    AB_MASKD_HISTORY_MAX, &e->h)) == 0 &&
+	    (r = ab_maskd_group_perm(&e->perm)) == 0)
+		r = ab_maskd_group_track(&e->track);
+	if (r != 0) {
+		ab_maskd_free(e);
+		return r;
+	}
+	*out = e;
+	return 0;
+}
+
+int
+ab_maskd_fd(const struct ab_maskd *e)
+{
+	return e->perm;
+}
+
+void
+ab_maskd_stats(const struct ab_maskd *e, struct ab_maskd_stats *out)
+{
+	*out = e->st;
+	out->tracked = ab_maskd_history_size(e->h);
+}
+
+int
+ab_maskd_add_mount(struct ab_maskd *e, const char *path)
+{
+	struct statfs sf;
+	struct mnt *m;
+	int fd, r;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	/* Opened before the mark: once marked, this open would wait for us. */
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)) == -1)
+		return -errno;
+	if (fstatfs(fd, &sf) == -1 || (m = reallocarray(e->m, e->nm + 1, sizeof(*m))) == NULL) {
+		r = -errno;	/* fstatfs's, or reallocarray's ENOMEM */
+		(void)close(fd);
+		return r;
+	}
+	e->m = m;
+	if ((r = ab_maskd_group_mark(e->perm, e->track, fd)) != 0) {
+		(void)close(fd);
+		return r;
+	}
+	e->m[e->nm].fd = fd;
+	memcpy(e->m[e->nm].fsid, &sf.f_fsid, sizeof(e->m[e->nm].fsid));
+	e->nm++;
+	return 0;
+}
+
+/* The path of FD as the kernel shows it, into OUT.  0 or -errno. */
+static int
+fd_path(int fd, char *out, size_t outlen)
+{
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, out, outlen)) == -1)
+		return -errno;
+	if ((size_t)n >= outlen)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+/* ab_maskd_resolve_fn: NAME in directory DIR of filesystem FSID, as an absolute path. */
+static int
+resolve(void *arg, const int32_t fsid[2], const struct ab_maskd_key *dir, const char *name,
+    char *out, size_t outlen)
+{
+	const struct ab_maskd *e = arg;
+	struct {
+		struct file_handle	fh;
+		unsigned char		h[AB_MASKD_HANDLE_MAX];
+	} b;
+	size_t i, n;
+	int fd, r;
+
+	for (i = 0; i < e->nm; i++)
+		if (memcmp(e->m[i].fsid, fsid, sizeof(e->m[i].fsid)) == 0)
+			break;
+	if (i == e->nm)
+		return -ENOENT;
+	b.fh.handle_bytes = dir->len;
+	b.fh.handle_type = dir->type;
+	memcpy(b.fh.f_handle, dir->h, dir->len);
+	/* O_PATH: no permission event, so it cannot wait on us. */
+	if ((fd = open_by_handle_at(e->m[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
+		return -errno;
+	r = fd_path(fd, out, outlen);
+	(void)close(fd);
+	if (r != 0)
+		return r;
+	n = strlen(out);
+	if (snprintf(out + n, outlen - n, "%s%s", n == 1 ? "" : "/", name) >= (int)(outlen - n))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Everything the tracking group queued so far, into S.  0 or -errno (fail closed). */
+static int
+drain(struct ab_maskd *e)
+{
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		if ((n = read(e->track, e->tbuf, BUF_SIZE)) == -1)
+			return errno == EAGAIN ? 0 : -errno;
+		if ((r = ab_maskd_history_feed(e->h, e->d, e->tbuf, (size_t)n, resolve, e)) != 0)
+			return r;
+	}
+}
+
+/*
+ * Is a directory above PATH in S (a masked directory renamed away: `mv secrets x`)?
+ * Only asked when S holds directories.  Each prefix is opened O_PATH (no event); one
+ * that cannot be opened is a path that changed under us: 1, deny (the agent retries).
+ */
+static int
+ancestor_in_history(const struct ab_maskd *e, const char *path)
+{
+	struct ab_maskd_key k;
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+	int fd, r;
+
+	if (n >= sizeof(buf))
+		return 1;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i < n; i++) {
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		fd = open(buf, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		buf[i] = '/';
+		if (fd == -1)
+			return 1;
+		r = ab_maskd_key_of_fd(fd, &k);
+		(void)close(fd);
+		if (r != 0 || ab_maskd_history_has(e->h, &k))
+			return 1;
+	}
+	return 0;
+}
+
+/* The rule to answer the event on FD with (0: allow); *CACHE: may be cached if allowed. */
+static unsigned int
+judge(struct ab_maskd *e, int fd, int *cache)
+{
+	struct ab_maskd_query q = { 0 };
+	struct ab_maskd_key k;
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned int rule;
+
+	*cache = 0;
+	if (fstat(fd, &st) == -1 || fd_path(fd, path, sizeof(path)) != 0 ||
+	    ab_maskd_key_of_fd(fd, &k) != 0)
+		return AB_MASKD_RULE_UNKNOWN;
+	q.path = path;
+	q.is_dir = S_ISDIR(st.st_mode);
+	q.unlinked = st.st_nlink == 0;
+	q.in_history = ab_maskd_history_has(e->h, &k) ||
+	    (ab_maskd_history_ndirs(e->h) != 0 && ancestor_in_history(e, path));
+	rule = ab_maskd_decide(e->d, &q);
+	/* A masked name seen at open joins S too: `ln .env y` after a denied open of a
+	 * .env that existed before we started is then caught (no tracking event saw it). */
+	if (rule != 0 && rule != AB_MASKD_RULE_UNKNOWN && !q.in_history &&
+	    ab_maskd_history_add(e->h, &k, q.is_dir) != 0)
+		return AB_MASKD_RULE_UNKNOWN;
+	*cache = rule == 0 && S_ISREG(st.st_mode);
+	return rule;
+}
+
+/* Answer the event on FD: allow (RULE 0) or deny with audit record and rule number. */
+static int
+answer(int perm, int fd, unsigned int rule)
+{
+	struct {
+		struct fanotify_response		r;
+		struct fanotify_response_info_audit_rule a;
+	} __attribute__((packed)) b;
+	size_t len = sizeof(b.r);
+
+	memset(&b, 0, sizeof(b));
+	b.r.fd = fd;
+	b.r.response = FAN_ALLOW;
+	if (rule != 0) {
+		b.r.response = FAN_DENY | FAN_AUDIT | FAN_INFO;
+		b.a.hdr.type = FAN_RESPONSE_INFO_AUDIT_RULE;
+		b.a.hdr.len = sizeof(b.a);
+		b.a.rule_number = rule;
+		b.a.subj_trust = b.a.obj_trust = TRUST_UNKNOWN;
+		len = sizeof(b);
+	}
+	if (write(perm, &b, len) == (ssize_t)len)
+		return 0;
+	/* A kernel without FAN_INFO (< 6.3) still gets a plain, audited denial. */
+	if (rule != 0) {
+		b.r.response = FAN_DENY | FAN_AUDIT;
+		if (write(perm, &b.r, sizeof(b.r)) == (ssize_t)sizeof(b.r))
+			return 0;
+	}
+	return -errno;
+}
+
+/*
+ * The events in E->buf[0..LEN).  *ERR: 0 while serving; once set (here or by the
+ * caller), every later event is denied.  Each event fd is closed after its answer.
+ */
+static void
+serve(struct ab_maskd *e, size_t len, int *err)
+{
+	struct fanotify_event_metadata md;
+	unsigned int rule;
+	size_t off = 0;
+	int cache, r;
+
+	while (len - off >= sizeof(md)) {
+		memcpy(&md, e->buf + off, sizeof(md));
+		if (md.vers != FANOTIFY_METADATA_VERSION || md.event_len < sizeof(md) ||
+		    md.event_len > len - off) {
+			*err = *err != 0 ? *err : -EPROTO;
+			return;	/* nothing more can be parsed; run() denies what is queued */
+		}
+		off += md.event_len;
+		if (md.mask & FAN_Q_OVERFLOW) {
+			*err = *err != 0 ? *err : -EOVERFLOW;
+			continue;
+		}
+		if (md.fd < 0)
+			continue;
+		if (*err == 0 && (r = drain(e)) != 0)
+			*err = r;
+		cache = 0;
+		if (*err != 0)
+			rule = AB_MASKD_RULE_UNKNOWN;
+		else if (md.pid == e->self)
+			rule = 0;	/* our own O_PATH walk never asks; anything else of ours is ours */
+		else
+			rule = judge(e, md.fd, &cache);
+		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
+			*err = r;
+		/* The cache is an optimisation: failing to add it only costs the next open. */
+		if (r == 0 && cache && ab_maskd_group_cache(e->perm, md.fd) == 0)
+			e->st.cached++;
+		if (rule != 0)
+			e->st.denied++;
+		else
+			e->st.allowed++;
+		(void)close(md.fd);
+	}
+}
+
+/* Fail closed: deny everything still queued, until the queue is empty now. */
+static void
+deny_queued(struct ab_maskd *e, int *err)
+{
+	struct pollfd p = { .fd = e->perm, .events = POLLIN };
+	ssize_t n;
+
+	while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+		if ((n = read(e->perm, e->buf, BUF_SIZE)) <= 0)
+			return;
+		serve(e, (size_t)n, err);
+	}
+}
+
+int
+ab_maskd_run(struct ab_maskd *e)
+{
+	struct pollfd p = { .fd = e->perm, .events = POLLIN };
+	int err = 0;
+	ssize_t n;
+
+	while (err == 0) {
+		if (poll(&p, 1, -1) == -1) {
+			if (errno != EINTR)
+				err = -errno;
+			continue;
+		}
+		if ((n = read(e->perm, e->buf, BUF_SIZE)) == -1) {
+			if (errno != EINTR && errno != EAGAIN)
+				err = -errno;
+			continue;
+		}
+		if (n == 0)
+			err = -EIO;
+		else
+			serve(e, (size_t)n, &err);
+	}
+	deny_queued(e, &err);
+	return err;
+}

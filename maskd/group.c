@@ -1,0 +1,69 @@
+/*
+ * The two fanotify groups of one session's enforcer (research/dynamic_masks.md 2.1-2.5):
+ *   perm   FAN_CLASS_CONTENT, a mount mark on each session mount: every open through
+ *          them waits for our answer; opens through any other mount (root's, the
+ *          developer's) never do, so masked names keep working outside (a1-a5).
+ *   track  FAN_CLASS_NOTIF with file handles, a filesystem mark: every create, rename
+ *          and link on those filesystems, so the history knows what carried a masked
+ *          name before an open asks (c2).  Mount marks reject dirent events, hence fs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/fanotify.h>
+
+#include "maskd.h"
+
+#define PERM_EVENTS	(FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM)
+#define TRACK_EVENTS	(FAN_CREATE | FAN_RENAME | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR)
+
+int
+ab_maskd_group_perm(int *out)
+{
+	/* UNLIMITED_QUEUE: an overflowing permission queue lets the extra opens through
+	 * without us (research f: 116 of 16,500).  ENABLE_AUDIT: so FAN_AUDIT answers put
+	 * the denial in the opener's own audit event, with its ses. */
+	int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_UNLIMITED_QUEUE |
+	    FAN_ENABLE_AUDIT, O_RDONLY | O_LARGEFILE | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd == -1)
+		return -errno;
+	*out = fd;
+	return 0;
+}
+
+int
+ab_maskd_group_track(int *out)
+{
+	/* DFID_NAME_TARGET: the directory and name of each entry and the object it names,
+	 * so a link (same object, new name) and a rename away are both seen. */
+	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+	    FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME_TARGET, O_RDONLY | O_CLOEXEC);
+
+	if (fd == -1)
+		return -errno;
+	*out = fd;
+	return 0;
+}
+
+int
+ab_maskd_group_mark(int perm, int track, int dirfd)
+{
+	if (fanotify_mark(perm, FAN_MARK_ADD | FAN_MARK_MOUNT, PERM_EVENTS, dirfd, NULL) == -1)
+		return -errno;
+	if (fanotify_mark(track, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, TRACK_EVENTS, dirfd,
+	    NULL) == -1)
+		return -errno;
+	return 0;
+}
+
+int
+ab_maskd_group_cache(int perm, int fd)
+{
+	/* EVICTABLE: the cache must not pin inodes.  No SURV_MODIFY: a write clears it. */
+	if (fanotify_mark(perm, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_EVICTABLE,
+	    PERM_EVENTS, fd, NULL) == -1)
+		return -errno;
+	return 0;
+}

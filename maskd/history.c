@@ -1,0 +1,326 @@
+/*
+ * S: every inode that carried a masked name while the enforcer watched (research 2.4).
+ * A name-only decision is bypassed by the agent itself: `mv .env x`, `ln .env y`, an
+ * O_PATH fd plus linkat(AT_EMPTY_PATH), a stale O_PATH fd reopened after the developer
+ * saved over the file.  Each is a new name for an inode that once had a masked one, so
+ * the enforcer denies an open when the inode is in S, whatever it is called now.
+ *
+ * S is fed from the tracking group, drained before each answer: fsnotify queues a
+ * dirent event inside the creating or renaming syscall, so every change that finished
+ * before an open began is in the queue when its permission event is read.
+ *
+ * Inodes are named as fanotify names them: fsid + file handle (the handle holds the
+ * inode number and generation, so a reused inode number is a different key).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/statfs.h>
+
+#include "maskd.h"
+
+struct slot {
+	struct ab_maskd_key	key;
+	unsigned char		used, is_dir;
+};
+
+struct ab_maskd_history {
+	struct slot	*s;
+	size_t		 cap;		/* power of two */
+	size_t		 n, ndirs, max;
+};
+
+int
+ab_maskd_key_of_fd(int fd, struct ab_maskd_key *key)
+{
+	struct {
+		struct file_handle	fh;
+		unsigned char		h[AB_MASKD_HANDLE_MAX];
+	} b;
+	struct statfs sf;
+	int mnt;
+
+	memset(key, 0, sizeof(*key));
+	if (fstatfs(fd, &sf) == -1)
+		return -errno;
+	b.fh.handle_bytes = AB_MASKD_HANDLE_MAX;
+	if (name_to_handle_at(fd, "", &b.fh, &mnt, AT_EMPTY_PATH) == -1)
+		return -errno;
+	memcpy(key->fsid, &sf.f_fsid, sizeof(key->fsid));
+	key->type = b.fh.handle_type;
+	key->len = b.fh.handle_bytes;
+	memcpy(key->h, b.fh.f_handle, key->len);
+	return 0;
+}
+
+/* FNV-1a over the bytes that name the inode (not the unused tail of h). */
+static size_t
+hash(const struct ab_maskd_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t x = 1469598103934665603ULL;
+	size_t i, n = offsetof(struct ab_maskd_key, h) + k->len;
+
+	for (i = 0; i < n; i++)
+		x = (x ^ p[i]) * 1099511628211ULL;
+	return (size_t)x;
+}
+
+static int
+same(const struct ab_maskd_key *a, const struct ab_maskd_key *b)
+{
+	return memcmp(a, b, offsetof(struct ab_maskd_key, h)) == 0 &&
+	    memcmp(a->h, b->h, a->len) == 0;
+}
+
+static struct slot *
+find(const struct slot *s, size_t cap, const struct ab_maskd_key *k)
+{
+	size_t i = hash(k) & (cap - 1);
+
+	while (s[i].used && !same(&s[i].key, k))
+		i = (i + 1) & (cap - 1);
+	return (struct slot *)&s[i];
+}
+
+int
+ab_maskd_history_new(size_t max, struct ab_maskd_history **out)
+{
+	struct ab_maskd_history *h;
+
+	*out = NULL;
+	if (max == 0 || max > SIZE_MAX / 4 / sizeof(struct slot))
+		return -EINVAL;
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return -ENOMEM;
+	h->cap = 64;
+	h->max = max;
+	if ((h->s = calloc(h->cap, sizeof(*h->s))) == NULL) {
+		free(h);
+		return -ENOMEM;
+	}
+	*out = h;
+	return 0;
+}
+
+void
+ab_maskd_history_free(struct ab_maskd_history *h)
+{
+	if (h != NULL)
+		free(h->s);
+	free(h);
+}
+
+/* Double the table (kept at most half full, so probes stay short). */
+static int
+grow(struct ab_maskd_history *h)
+{
+	size_t cap = h->cap * 2, i;
+	struct slot *s = calloc(cap, sizeof(*s));
+
+	if (s == NULL)
+		return -ENOMEM;
+	for (i = 0; i < h->cap; i++)
+		if (h->s[i].used)
+			*find(s, cap, &h->s[i].key) = h->s[i];
+	free(h->s);
+	h->s = s;
+	h->cap = cap;
+	return 0;
+}
+
+int
+ab_maskd_history_add(struct ab_maskd_history *h, const struct ab_maskd_key *key, int is_dir)
+{
+	struct slot *sl;
+	int r;
+
+	if (key->len > AB_MASKD_HANDLE_MAX)
+		return -EINVAL;
+	sl = find(h->s, h->cap, key);
+	if (sl->used)
+		return 0;
+	if (h->n >= h->max)
+		return -ENOSPC;
+	if ((h->n + 1) * 2 > h->cap) {
+		if ((r = grow(h)) != 0)
+			return r;
+		sl = find(h->s, h->cap, key);
+	}
+	memset(sl, 0, sizeof(*sl));
+	sl->key.fsid[0] = key->fsid[0];
+	sl->key.fsid[1] = key->fsid[1];
+	sl->key.type = key->type;
+	sl->key.len = key->len;
+	memcpy(sl->key.h, key->h, key->len);
+	sl->used = 1;
+	sl->is_dir = is_dir != 0;
+	h->n++;
+	h->ndirs += sl->is_dir;
+	return 0;
+}
+
+int
+ab_maskd_history_has(const struct ab_maskd_history *h, const struct ab_maskd_key *key)
+{
+	return key->len <= AB_MASKD_HANDLE_MAX && find(h->s, h->cap, key)->used;
+}
+
+size_t
+ab_maskd_history_ndirs(const struct ab_maskd_history *h)
+{
+	return h->ndirs;
+}
+
+size_t
+ab_maskd_history_size(const struct ab_maskd_history *h)
+{
+	return h->n;
+}
+
+/* ---- feeding S from the tracking group ---- */
+
+/* What one event says: the object, and up to two (directory, name) pairs. */
+struct dirent_ev {
+	int			has_target;
+	struct ab_maskd_key	target;
+	size_t			nnames;
+	struct ab_maskd_key	dir[2];
+	const char		*name[2];
+};
+
+/*
+ * One FID info record at P[0..LEN): fsid, file_handle, and (NAME_TOO) a NUL-terminated
+ * name after the handle.  Copied out with memcpy: the buffer is not aligned for them.
+ */
+static int
+parse_fid(const unsigned char *p, size_t len, int name_too, struct ab_maskd_key *k,
+    const char **name)
+{
+	struct fanotify_event_info_fid fid;
+	struct file_handle fh;
+	size_t off = sizeof(fid), hend;
+
+	if (len < off + sizeof(fh))
+		return -EPROTO;
+	memcpy(&fid, p, sizeof(fid));
+	memcpy(&fh, p + off, sizeof(fh));
+	if (fh.handle_bytes > AB_MASKD_HANDLE_MAX)
+		return -EPROTO;
+	hend = off + sizeof(fh) + fh.handle_bytes;
+	if (hend > len)
+		return -EPROTO;
+	memset(k, 0, sizeof(*k));
+	memcpy(k->fsid, &fid.fsid, sizeof(k->fsid));
+	k->type = fh.handle_type;
+	k->len = fh.handle_bytes;
+	memcpy(k->h, p + off + sizeof(fh), fh.handle_bytes);
+	if (!name_too)
+		return 0;
+	if (hend >= len || memchr(p + hend, '\0', len - hend) == NULL)
+		return -EPROTO;
+	*name = (const char *)p + hend;
+	return 0;
+}
+
+/* The info records of one event at P[0..LEN) (after its metadata) into EV. */
+static int
+parse_infos(const unsigned char *p, size_t len, struct dirent_ev *ev)
+{
+	struct fanotify_event_info_header hdr;
+	size_t off = 0;
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	while (off < len) {
+		if (len - off < sizeof(hdr))
+			return -EPROTO;
+		memcpy(&hdr, p + off, sizeof(hdr));
+		if (hdr.len < sizeof(hdr) || hdr.len > len - off)
+			return -EPROTO;
+		switch (hdr.info_type) {
+		case FAN_EVENT_INFO_TYPE_FID:
+			r = parse_fid(p + off, hdr.len, 0, &ev->target, NULL);
+			ev->has_target = r == 0;
+			break;
+		case FAN_EVENT_INFO_TYPE_DFID_NAME:
+		case FAN_EVENT_INFO_TYPE_OLD_DFID_NAME:
+		case FAN_EVENT_INFO_TYPE_NEW_DFID_NAME:
+			if (ev->nnames == 2)
+				return -EPROTO;
+			r = parse_fid(p + off, hdr.len, 1, &ev->dir[ev->nnames],
+			    &ev->name[ev->nnames]);
+			ev->nnames += r == 0;
+			break;
+		default:
+			r = 0;	/* DFID alone, pidfd, error: nothing about names */
+		}
+		if (r != 0)
+			return r;
+		off += hdr.len;
+	}
+	return 0;
+}
+
+/* Did NAME in DIR carry a masked name?  Unresolvable counts as yes (deny is safe). */
+static int
+was_masked(const struct ab_maskd_decider *d, const struct ab_maskd_key *dir,
+    const char *name, int is_dir, ab_maskd_resolve_fn resolve, void *arg)
+{
+	char path[PATH_MAX];
+
+	if (resolve(arg, dir->fsid, dir, name, path, sizeof(path)) != 0)
+		return 1;
+	return ab_maskd_rule(d, path, is_dir) != 0;
+}
+
+static int
+feed_one(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
+    const struct fanotify_event_metadata *md, const unsigned char *info, size_t ilen,
+    ab_maskd_resolve_fn resolve, void *arg)
+{
+	int is_dir = (md->mask & FAN_ONDIR) != 0, r;
+	struct dirent_ev ev;
+	size_t i;
+
+	if ((r = parse_infos(info, ilen, &ev)) != 0)
+		return r;
+	if (!ev.has_target)
+		return ev.nnames == 0 ? 0 : -EPROTO;
+	if (ab_maskd_history_has(h, &ev.target))
+		return 0;	/* already known: skip the path lookups */
+	for (i = 0; i < ev.nnames; i++)
+		if (was_masked(d, &ev.dir[i], ev.name[i], is_dir, resolve, arg))
+			return ab_maskd_history_add(h, &ev.target, is_dir);
+	return 0;
+}
+
+int
+ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
+    const void *buf, size_t len, ab_maskd_resolve_fn resolve, void *arg)
+{
+	const unsigned char *p = buf;
+	struct fanotify_event_metadata md;
+	size_t off = 0;
+	int r;
+
+	while (off < len) {
+		if (len - off < sizeof(md))
+			return -EPROTO;
+		memcpy(&md, p + off, sizeof(md));
+		if (md.vers != FANOTIFY_METADATA_VERSION || md.metadata_len < sizeof(md) ||
+		    md.event_len < md.metadata_len || md.event_len > len - off)
+			return -EPROTO;
+		if (md.mask & FAN_Q_OVERFLOW)
+			return -EOVERFLOW;
+		if ((r = feed_one(h, d, &md, p + off + md.metadata_len,
+		    md.event_len - md.metadata_len, resolve, arg)) != 0)
+			return r;
+		off += md.event_len;
+	}
+	return 0;
+}

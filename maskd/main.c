@@ -1,0 +1,139 @@
+/*
+ * agentbox-maskd: the live-mask enforcer, standalone for now (tests and measurements).
+ *
+ *   agentbox-maskd --mount PATH [--mount PATH ...] [--home H] [--project P ...]
+ *                  --pattern PAT [--pattern PAT ...] [--ready FILE] [--history-max N]
+ *
+ * Run as root, in the mount namespace that holds the session's mounts (PATH and the trees
+ * are paths as that namespace sees them).  Each --mount is marked; --home and --project
+ * are the trees the patterns are relative to, as in the policy.  --ready FILE is created
+ * once every mark is in place.  --history-max bounds S (tests make it overflow).  It serves until something fails, then denies everything
+ * pending and exits 1 (fail closed); what a session gets after that is README.md's.
+ * Next session the PAM module hands it the group instead (README "PAM hand-off").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "maskd.h"
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("agentbox-maskd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+struct args {
+	struct ab_strv	mounts, projects, patterns;
+	const char	*home, *ready;
+	size_t		 history_max;
+};
+
+static void
+push(struct ab_strv *sv, const char *s)
+{
+	if (ab_strv_push(sv, s) != 0)
+		die("out of memory");
+}
+
+/* A positive decimal count, or 0 for anything else. */
+static size_t
+count(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' || v > SIZE_MAX / 1024)
+		return 0;
+	return (size_t)v;
+}
+
+static void
+parse(int argc, char **argv, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "mount", required_argument, NULL, 'm' },
+		{ "home", required_argument, NULL, 'H' },
+		{ "project", required_argument, NULL, 'p' },
+		{ "pattern", required_argument, NULL, 'P' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ "history-max", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *why;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': push(&a->mounts, optarg); break;
+		case 'H': a->home = optarg; break;
+		case 'p': push(&a->projects, optarg); break;
+		case 'P':
+			if (ab_pattern_valid(optarg, &why) != 0)
+				die("pattern %s: %s", optarg, why);
+			push(&a->patterns, optarg);
+			break;
+		case 'r': a->ready = optarg; break;
+		case 'x':
+			if ((a->history_max = count(optarg)) == 0)
+				die("--history-max %s: not a positive number", optarg);
+			break;
+		default: die("usage: agentbox-maskd --mount PATH ... [--home H] [--project P ...] "
+		    "--pattern PAT ... [--ready FILE]");
+		}
+	}
+	if (optind != argc || a->mounts.n == 0 || a->patterns.n == 0)
+		die("usage: needs --mount and --pattern, and no other arguments");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct ab_maskd_decider *d;
+	struct ab_maskd_stats st;
+	struct ab_maskd *e;
+	size_t i;
+	int r, fd;
+
+	/* 1. The policy's view: patterns relative to the trees, as the mask walk has it. */
+	parse(argc, argv, &a);
+	if ((r = ab_maskd_decider_new(&a.patterns, a.home, &a.projects, &d)) != 0)
+		die("trees and patterns: %s", strerror(-r));
+	/* 2. Both groups, then every mark: a mount we cannot mark is a session we cannot
+	 *    enforce, so the whole start fails (the PAM step will refuse the login). */
+	if ((r = ab_maskd_new(d, a.history_max, &e)) != 0)
+		die("fanotify groups: %s", strerror(-r));
+	for (i = 0; i < a.mounts.n; i++)
+		if ((r = ab_maskd_add_mount(e, a.mounts.v[i])) != 0)
+			die("mark %s: %s", a.mounts.v[i], strerror(-r));
+	/* 3. Only now may the session start opening. */
+	if (a.ready != NULL) {
+		if ((fd = open(a.ready, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
+			die("ready file %s: %s", a.ready, strerror(errno));
+		(void)close(fd);
+	}
+	/* 4. Serve.  It returns only on failure, having denied everything pending. */
+	r = ab_maskd_run(e);
+	ab_maskd_stats(e, &st);
+	die("stopped, failing closed: %s (allowed %llu, denied %llu, cached %llu, "
+	    "tracked %llu)", strerror(-r), (unsigned long long)st.allowed,
+	    (unsigned long long)st.denied, (unsigned long long)st.cached,
+	    (unsigned long long)st.tracked);
+}

@@ -1,0 +1,163 @@
+/*
+ * maskd: the live-mask enforcer (DESIGN.md "Masks that hold for the whole
+ * session"; facts and measurements in research/dynamic_masks.md).  A fanotify permission
+ * group on the session's own mounts asks, at every open, whether the file is masked by
+ * name (the one matcher: policy/maskset.c) or has ever carried a masked name (the
+ * history, fed by a second, notification-only group).  One file per mechanism:
+ *   group.c    the two fanotify groups and their marks
+ *   history.c  S, the set of inodes that ever carried a masked name; draining the
+ *              tracking group into it
+ *   decide.c   the pure decision: (path, deleted?, in S?) -> allow / deny + rule number
+ *   enforce.c  the loop: drain, read, decide, answer; fail closed on overflow or error
+ * Library code: 0 / -errno, never prints, never exits, no global mutable state.
+ */
+#ifndef AB_MASKD_H
+#define AB_MASKD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "abutil.h"
+#include "policy.h"
+
+/* ---- group.c ---- */
+
+/*
+ * The permission group: FAN_CLASS_CONTENT|FAN_CLOEXEC|FAN_UNLIMITED_QUEUE|
+ * FAN_ENABLE_AUDIT, event fds O_RDONLY|O_LARGEFILE|O_CLOEXEC|O_NONBLOCK.  Needs
+ * CAP_SYS_ADMIN and CAP_AUDIT_WRITE.  *OUT: the group fd.  0 or -errno.
+ */
+int	ab_maskd_group_perm(int *out);
+/*
+ * The tracking group: FAN_CLASS_NOTIF|FAN_REPORT_DFID_NAME_TARGET|FAN_UNLIMITED_QUEUE,
+ * non-blocking (it is drained, never waited on).  0 or -errno.
+ */
+int	ab_maskd_group_track(int *out);
+/*
+ * Mark the mount of DIRFD (a real fd, not O_PATH: fanotify_mark gives EBADF on one) on
+ * PERM for FAN_OPEN_PERM|FAN_OPEN_EXEC_PERM, and DIRFD's filesystem on TRACK for
+ * FAN_CREATE|FAN_RENAME|FAN_MOVED_FROM|FAN_MOVED_TO|FAN_ONDIR.  The caller opens DIRFD
+ * before marking: once marked, an open through the mount waits for the reader.  0 or
+ * -errno.
+ */
+int	ab_maskd_group_mark(int perm, int track, int dirfd);
+/*
+ * The verdict cache: an evictable inode ignore mark on the file of event fd FD, without
+ * FAN_MARK_IGNORED_SURV_MODIFY so that any write clears it (a cached file that is
+ * renamed to a masked name and then written is asked again: research 2.5).  Only for
+ * regular files the enforcer allowed and that are not in the history.  0 or -errno.
+ */
+int	ab_maskd_group_cache(int perm, int fd);
+
+/* ---- decide.c ---- */
+
+/* Rule numbers sent in FAN_INFO (audit's fan_info, printed in hex): pattern I is I + 1. */
+#define AB_MASKD_RULE_HISTORY	0x10000u	/* the inode once carried a masked name */
+#define AB_MASKD_RULE_UNKNOWN	0x10001u	/* the path could not be decided: fail closed */
+
+struct ab_maskd_decider;
+/*
+ * A decider over PATTERNS (validated mask patterns), HOME (may be NULL) and PROJECTS,
+ * each tree an absolute path as the session sees it (where the enforcer's readlink of an
+ * event fd finds it).  The strings are kept, not copied: they must outlive the decider.
+ * Flags are the mask walk's (AB_MASKSET_MASKS: case folding, undecoration).  0, -EINVAL
+ * (a tree not absolute, or more than 0xffff patterns), -ENOMEM, -ENAMETOOLONG.
+ */
+int	ab_maskd_decider_new(const struct ab_strv *patterns, const char *home,
+	    const struct ab_strv *projects, struct ab_maskd_decider **out);
+void	ab_maskd_decider_free(struct ab_maskd_decider *d);
+/*
+ * Is the absolute PATH masked by name?  Decided relative to the deepest tree holding it
+ * (the set then asks every enclosing and nested tree).  Returns the rule number (pattern
+ * index + 1) when masked, 0 when not (also for a path in no tree), AB_MASKD_RULE_UNKNOWN
+ * for a path that is not absolute or too long (callers deny).
+ */
+unsigned int	ab_maskd_rule(const struct ab_maskd_decider *d, const char *path, int is_dir);
+
+/* One open to judge: what the enforcer learnt from the event fd. */
+struct ab_maskd_query {
+	const char	*path;		/* readlink of /proc/self/fd/N; NULL: unknown */
+	int		 is_dir;
+	int		 unlinked;	/* st_nlink == 0: readlink appended " (deleted)" */
+	int		 in_history;	/* the inode, or a directory above it, is in S */
+};
+/*
+ * The decision, pure: 0 = allow, else the rule number to deny with (name first, so the
+ * record names the pattern; then the history; AB_MASKD_RULE_UNKNOWN when the path is
+ * missing or not absolute).
+ */
+unsigned int	ab_maskd_decide(const struct ab_maskd_decider *d,
+	    const struct ab_maskd_query *q);
+
+/* ---- history.c ---- */
+
+/* An inode, as the kernel names it for fanotify's FID events: fsid + file handle. */
+#define AB_MASKD_HANDLE_MAX	128	/* MAX_HANDLE_SZ */
+struct ab_maskd_key {
+	int32_t		fsid[2];
+	int32_t		type;
+	uint32_t	len;
+	unsigned char	h[AB_MASKD_HANDLE_MAX];
+};
+/* KEY of the file of FD (any fd, O_PATH too): fstatfs + name_to_handle_at.  0 or -errno. */
+int	ab_maskd_key_of_fd(int fd, struct ab_maskd_key *key);
+
+struct ab_maskd_history;
+/* S, holding at most MAX inodes (beyond: -ENOSPC, and the enforcer fails closed). */
+int	ab_maskd_history_new(size_t max, struct ab_maskd_history **out);
+void	ab_maskd_history_free(struct ab_maskd_history *h);
+/* Add KEY (IS_DIR: a directory, so the enforcer checks ancestors).  0, -ENOSPC, -ENOMEM. */
+int	ab_maskd_history_add(struct ab_maskd_history *h, const struct ab_maskd_key *key,
+	    int is_dir);
+/* 1 if KEY is in S, else 0. */
+int	ab_maskd_history_has(const struct ab_maskd_history *h, const struct ab_maskd_key *key);
+/* How many directories S holds (0: no ancestor check is needed). */
+size_t	ab_maskd_history_ndirs(const struct ab_maskd_history *h);
+size_t	ab_maskd_history_size(const struct ab_maskd_history *h);
+/*
+ * Feed S from a buffer of tracking-group events (BUF[0..LEN), as read(2) returned it):
+ * every created or renamed entry whose name (old or new), resolved to a path through
+ * RESOLVE, is masked per D is added.  RESOLVE(ARG, fsid, dir handle, name, out, outlen)
+ * writes the absolute path of NAME in that directory, 0 or -errno; a failure adds the
+ * entry anyway (deny is the safe side).  -EOVERFLOW on FAN_Q_OVERFLOW (fail closed),
+ * -EPROTO on a malformed event, else what history_add returns.
+ */
+typedef int (*ab_maskd_resolve_fn)(void *arg, const int32_t fsid[2],
+	    const struct ab_maskd_key *dir, const char *name, char *out, size_t outlen);
+int	ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
+	    const void *buf, size_t len, ab_maskd_resolve_fn resolve, void *arg);
+
+/* ---- enforce.c ---- */
+
+struct ab_maskd;
+/*
+ * An enforcer over decider D (kept): creates both groups.  HISTORY_MAX bounds S (0:
+ * AB_MASKD_HISTORY_MAX); past it the enforcer fails closed.  0 or -errno.
+ */
+#define AB_MASKD_HISTORY_MAX	(1u << 18)
+int	ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max,
+	    struct ab_maskd **out);
+void	ab_maskd_free(struct ab_maskd *e);
+/*
+ * Mark the mount at PATH (an absolute path as the session sees it, a directory) on both
+ * groups.  The directory fd is kept to resolve the tracking group's handles.  0 or -errno.
+ */
+int	ab_maskd_add_mount(struct ab_maskd *e, const char *path);
+/* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
+int	ab_maskd_fd(const struct ab_maskd *e);
+/*
+ * Serve until an error: never returns 0.  Fail closed: on a queue overflow of either
+ * group, a read error or a history that cannot grow, every event already read or still
+ * queued is answered FAN_DENY before it returns -EOVERFLOW / -errno / -ENOSPC.  What the
+ * kernel does once the group's last fd closes after that is the supervisor's to close
+ * (README "Fail-open modes").
+ */
+int	ab_maskd_run(struct ab_maskd *e);
+/* Counters a test or the daemon's exit line reads. */
+struct ab_maskd_stats {
+	uint64_t	allowed, denied, cached, tracked;
+};
+void	ab_maskd_stats(const struct ab_maskd *e, struct ab_maskd_stats *out);
+
+#endif /* AB_MASKD_H */
