@@ -158,7 +158,9 @@ c200=$(sed -n 's/.*"200": \([0-9]*\).*/\1/p' <<< "$out")
 if [ -n "$c200" ] && [ "$c200" -lt 200 ]; then ok "connection burst: the rate bound refused some ($out)"
 else not_ok "connection burst: nothing refused ($out)"; fi
 # Another session still gets through during a flood.
-box './probe.py flood 256 50 15 api.example.test' >/dev/null &
+# su itself in the background (not a shell function: $! would be a subshell, and the
+# defer would kill that, not the session).
+su "$U" -c "cd $PROJ && ./probe.py flood 256 50 15 api.example.test" >/dev/null &
 flood=$!
 defer "kill $flood"
 sleep 7

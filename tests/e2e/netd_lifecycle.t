@@ -38,7 +38,8 @@ like "$(netd_box "$U" "$curl_echo -w '%{http_code}'")" "200" "login and proxy wo
 LIFE=$PROJ/life.log
 : > "$LIFE"; chown "$U:" "$LIFE"
 e2e_audit_since
-netd_box "$U" "cd $PROJ; echo ses=\$(cat /proc/self/sessionid) >> $LIFE
+# su itself in the background, so $! is the session's su (the defer kills it).
+su "$U" -c "cd $PROJ; echo ses=\$(cat /proc/self/sessionid) >> $LIFE
 	(curl -sS --limit-rate 1M --max-time 60 --cacert test-ca.crt -o /dev/null \
 	    https://api.example.test/bytes/1073741824 2>/dev/null; echo dl-rc=\$? >> $LIFE) &
 	for i in \$(seq 1 150); do $curl_echo 2>/dev/null; echo try-rc=\$? >> $LIFE; sleep 0.2; done" &
