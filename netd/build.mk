@@ -45,3 +45,25 @@ $(NETD_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c tests/unit/netd_feed.h $(NETD_SRCS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(NETD_PSL_CFLAGS) -Inetd -Itests/unit -o $@ $< $(NETD_SRCS) \
 	  $(NETD_PSL_SRCS) $(NETD_PSL_LIBS)
 FUZZERS += $(NETD_FUZZERS)
+
+# The session-open message (proto.c): shared with the PAM module's sending side, so it
+# needs only libc and lib/ (the user-name rule).
+NETD_PROTO_SRCS := netd/proto.c
+NETD_PROTO_HDRS := netd/proto.h
+
+# agentbox-netd, the daemon: main.c's loop plus one file per mechanism.
+NETD_DAEMON_SRCS := netd/main.c netd/session.c netd/conn.c netd/resolve.c \
+	netd/dnsserve.c netd/record.c netd/rules.c
+NETD_DAEMON_HDRS := netd/daemon.h netd/record.h netd/rules.h $(NETD_PROTO_HDRS)
+NETD_DAEMON_OBJS := $(NETD_DAEMON_SRCS:netd/%.c=$(B)/netd/%.o) \
+	$(NETD_PROTO_SRCS:netd/%.c=$(B)/netd/%.o)
+NETD_DAEMON_LIBS := $(shell pkg-config --libs audit libcap-ng) -lpthread
+NETD_BIN := $(B)/agentbox-netd
+
+$(NETD_DAEMON_OBJS): $(NETD_DAEMON_HDRS) $(POLICY_HDRS)
+
+$(NETD_BIN): $(NETD_DAEMON_OBJS) $(NETD_LIB) $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(NETD_DAEMON_OBJS) $(NETD_LIB) $(POLICY_LIB) \
+	  $(UTIL_LIB) $(POLICY_LIBS) $(NETD_PSL_LIBS) $(NETD_DAEMON_LIBS)
+
+ALL += $(NETD_BIN)
