@@ -67,3 +67,11 @@ $(NETD_BIN): $(NETD_DAEMON_OBJS) $(NETD_LIB) $(POLICY_LIB) $(UTIL_LIB)
 	  $(UTIL_LIB) $(POLICY_LIBS) $(NETD_PSL_LIBS) $(NETD_DAEMON_LIBS)
 
 ALL += $(NETD_BIN)
+
+# tests/netd-box: the PAM side of a proxy-mode login, for the daemon's root tests.
+NETD_BOX := $(B)/tests/netd-box
+$(NETD_BOX): tests/netd-box.c $(NETD_PROTO_SRCS) $(NETD_PROTO_HDRS) $(POLICY_LIB) $(UTIL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Inetd $(LDFLAGS) -o $@ $< $(NETD_PROTO_SRCS) $(POLICY_LIB) \
+	  $(UTIL_LIB) $(POLICY_LIBS)
+ROOT_TEST_DEPS += $(NETD_BIN) $(NETD_BOX)

@@ -6,11 +6,38 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <resolv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
+
+/*
+ * getaddrinfo without search domains.  "NAME." first: DNS takes it as absolute, so
+ * resolv.conf's search list never turns "db" into "db.corp".  glibc's files backend
+ * does not match "NAME." against /etc/hosts, so when that fails, "NAME" once more with
+ * this thread's resolver told not to search (RES_DNSRCH, RES_DEFNAMES: res_nsearch then
+ * queries the name as it is, and only that).
+ */
+static int
+lookup(const char *fqdn, const struct addrinfo *hints, struct addrinfo **res)
+{
+	char name[AB_NETD_NAME_MAX + 1];
+	size_t len = strlen(fqdn);
+	int r;
+
+	if ((r = getaddrinfo(fqdn, NULL, hints, res)) != EAI_NONAME &&
+	    r != EAI_NODATA)
+		return r;
+	memcpy(name, fqdn, len - 1);
+	name[len - 1] = '\0';
+	if ((_res.options & RES_INIT) == 0 && res_init() != 0)
+		return EAI_FAIL;
+	_res.options &= ~(unsigned long)(RES_DNSRCH | RES_DEFNAMES);
+	return getaddrinfo(name, NULL, hints, res);
+}
 
 int
 ab_netd_resolve(const struct ab_netd_session *s, const char *name, int family,
@@ -33,7 +60,7 @@ ab_netd_resolve(const struct ab_netd_session *s, const char *name, int family,
 	/* A fresh snapshot: an address added to the host since is refused too. */
 	if ((r = ab_netd_addr_host_list(&host, &nhost)) != 0)
 		return r;
-	if (getaddrinfo(fqdn, NULL, &hints, &res) != 0) {
+	if (lookup(fqdn, &hints, &res) != 0) {
 		free(host);
 		return -EHOSTUNREACH;
 	}

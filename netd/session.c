@@ -143,7 +143,7 @@ in_netns_of(pid_t pid, const char *file, ino_t ino, uint16_t port)
 	while (!found && lines++ < 4096 && fgets(line, sizeof(line), f) != NULL) {
 		char local[64];
 
-		if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %*s %llu", local,
+		if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %llu", local,
 		    &inode) == 2 && inode == (unsigned long long)ino && strcmp(local, want) == 0)
 			found = true;
 	}
