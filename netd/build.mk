@@ -75,3 +75,29 @@ $(NETD_BOX): tests/netd-box.c $(NETD_PROTO_SRCS) $(NETD_PROTO_HDRS) $(POLICY_LIB
 	$(CC) $(CFLAGS) -Inetd $(LDFLAGS) -o $@ $< $(NETD_PROTO_SRCS) $(POLICY_LIB) \
 	  $(UTIL_LIB) $(POLICY_LIBS)
 ROOT_TEST_DEPS += $(NETD_BIN) $(NETD_BOX)
+
+# The daemon's pure parts, unit-tested with the sanitizers.
+NETD_DAEMON_TESTS := $(B)/tests/netd_proto $(B)/tests/netd_rules $(B)/tests/netd_record
+$(B)/tests/netd_proto: tests/unit/netd_proto.c $(NETD_PROTO_SRCS) $(NETD_PROTO_HDRS) \
+    tests/tap.h $(UTIL_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -Inetd -Itests -o $@ $< $(NETD_PROTO_SRCS) $(UTIL_LIB_SAN)
+$(B)/tests/netd_rules: tests/unit/netd_rules.c netd/rules.c netd/rules.h $(NETD_SRCS) \
+    $(NETD_PSL_SRCS) $(NETD_HDRS) tests/tap.h $(UTIL_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(NETD_PSL_CFLAGS) -Inetd -Itests -o $@ $< netd/rules.c \
+	  $(NETD_SRCS) $(NETD_PSL_SRCS) $(UTIL_LIB_SAN) $(NETD_PSL_LIBS)
+$(B)/tests/netd_record: tests/unit/netd_record.c netd/record.c netd/record.h netd/rules.c \
+    $(NETD_SRCS) $(NETD_PSL_SRCS) $(NETD_HDRS) tests/tap.h $(UTIL_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(NETD_PSL_CFLAGS) -Inetd -Itests -o $@ $< netd/record.c \
+	  netd/rules.c $(NETD_SRCS) $(NETD_PSL_SRCS) $(UTIL_LIB_SAN) $(NETD_PSL_LIBS) \
+	  $(NETD_DAEMON_LIBS)
+UNIT_TESTS += $(NETD_DAEMON_TESTS)
+ROOT_TESTS += tests/e2e/netd_daemon.t
+
+$(B)/fuzz/fuzz_netd_proto: tests/fuzz/fuzz_netd_proto.c $(NETD_PROTO_SRCS) $(NETD_PROTO_HDRS) \
+    $(UTIL_SRCS) $(UTIL_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Inetd -o $@ $< $(NETD_PROTO_SRCS) $(UTIL_SRCS)
+FUZZERS += $(B)/fuzz/fuzz_netd_proto
