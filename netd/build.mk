@@ -52,9 +52,9 @@ NETD_PROTO_SRCS := netd/proto.c
 NETD_PROTO_HDRS := netd/proto.h
 
 # agentbox-netd, the daemon: main.c's loop plus one file per mechanism.
-NETD_DAEMON_SRCS := netd/main.c netd/session.c netd/conn.c netd/resolve.c \
+NETD_DAEMON_SRCS := netd/main.c netd/session.c netd/conn.c netd/resolve.c netd/loader.c \
 	netd/dnsserve.c netd/record.c netd/rules.c
-NETD_DAEMON_HDRS := netd/daemon.h netd/record.h netd/rules.h $(NETD_PROTO_HDRS)
+NETD_DAEMON_HDRS := netd/daemon.h netd/record.h netd/rules.h netd/loader.h $(NETD_PROTO_HDRS)
 NETD_DAEMON_OBJS := $(NETD_DAEMON_SRCS:netd/%.c=$(B)/netd/%.o) \
 	$(NETD_PROTO_SRCS:netd/%.c=$(B)/netd/%.o)
 NETD_DAEMON_LIBS := $(shell pkg-config --libs audit libcap-ng) -lpthread

@@ -38,6 +38,7 @@
 #include <cap-ng.h>
 
 #include "daemon.h"
+#include "loader.h"
 
 #define NETD_USER "agentbox-netd"
 #define NETD_DIR "/run/agentbox-netd"
@@ -278,6 +279,7 @@ main(int argc, char **argv)
 	struct opts o;
 	sigset_t sigs;
 	int lfd, sigfd;
+	pid_t loader;
 
 	parse_args(argc, argv, &o);
 	sink.verbose = o.verbose;
@@ -311,10 +313,14 @@ main(int argc, char **argv)
 		die("no public suffix list: hint: apt-get install publicsuffix");
 	if ((d.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		die("epoll_create1: %s", strerror(errno));
-	/* 5. Drop to our user with CAP_AUDIT_WRITE only, and prove it. */
-	drop_privileges(pw);
+	/* Before the loader: it dies with its parent, which must be the daemon for good. */
 	if (!o.foreground && daemon(0, 0) != 0)
 		die("daemon: %s", strerror(errno));
+	/* 5. The policy loader keeps CAP_DAC_READ_SEARCH (projects in 0700 homes); we keep
+	 * CAP_AUDIT_WRITE only, and prove it. */
+	if (ab_netd_loader_start(pw->pw_uid, pw->pw_gid, &d.loader_fd, &loader) != 0)
+		die("cannot start the policy loader: %s", strerror(errno));
+	drop_privileges(pw);
 	/* 6. Serve until SIGTERM; the sessions' registry files stay for the next sweep. */
 	serve(&d, lfd, sigfd);
 	ab_netd_record_flush(d.rec, ab_netd_now_ms(), true);

@@ -85,15 +85,17 @@ ab_netd_rules_build(const struct ab_strv *allow, const struct ab_strv *deny,
 /*
  * Until the policy keys land (spec §1: allow_host, deny_host, allow_private in struct
  * ab_policy), a policy names no host: every request is denied (fail closed).  When they
- * land this becomes ab_netd_rules_build(&p->allow_host, &p->deny_host,
- * &p->allow_private, s, out).
+ * land this copies p->allow_host, p->deny_host and p->allow_private.
  */
 int
-ab_netd_rules_from_policy(const struct ab_policy *p, const struct ab_netd_suffixes *s,
-			  struct ab_netd_rules *out)
+ab_netd_rules_lists(const struct ab_policy *p, struct ab_strv *allow, struct ab_strv *deny,
+		    struct ab_strv *priv)
 {
 	(void)p;
-	return ab_netd_rules_build(NULL, NULL, NULL, s, out);
+	(void)allow;
+	(void)deny;
+	(void)priv;
+	return 0;
 }
 
 /* One "key = items" line of a test rules file into the matching list. */

@@ -31,9 +31,12 @@ int ab_netd_rules_build(const struct ab_strv *allow, const struct ab_strv *deny,
 			const struct ab_strv *priv, const struct ab_netd_suffixes *s,
 			struct ab_netd_rules *out);
 
-/* The lists of a compiled policy (the one place that knows struct ab_policy's keys). */
-int ab_netd_rules_from_policy(const struct ab_policy *p, const struct ab_netd_suffixes *s,
-			      struct ab_netd_rules *out);
+/*
+ * The network lists of a compiled policy, appended to allow/deny/priv: the one place
+ * that knows struct ab_policy's network keys.  0 or -ENOMEM.
+ */
+int ab_netd_rules_lists(const struct ab_policy *p, struct ab_strv *allow,
+			struct ab_strv *deny, struct ab_strv *priv);
 
 /*
  * Test-only source: a file of "allow_host = ...", "deny_host = ...", "allow_private = ..."

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "policy.h"
+#include "loader.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -200,32 +200,33 @@ check_fds(struct ab_netd_daemon *d, int pidfd, pid_t pid, const int *fds, size_t
 	return 0;
 }
 
-/* The policy the daemon reads itself must be the one PAM confined the session with. */
+/*
+ * The policy the daemon reads itself (through the loader) must be the one PAM confined
+ * the session with.
+ */
 static int
 load_rules(struct ab_netd_daemon *d, const struct ab_netd_open *m,
 	   struct ab_netd_rules *rules, const char **why)
 {
-	struct ab_diag diag = { 0 };
-	struct ab_policy *p = NULL;
-	char hex[2 * AB_DIGEST_LEN + 1];
+	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 };
+	char digest[65];
 	int r;
 
-	if ((r = ab_policy_load(NULL, m->user, &p, &diag)) != 0) {
-		ab_diag_free(&diag);
-		return *why = "policy does not load", r;
-	}
-	ab_diag_free(&diag);
-	ab_digest_hex(p->digest, hex);
-	if (strcmp(hex, m->digest) != 0) {
-		ab_policy_free(p);
-		return *why = "policy changed", -ESTALE;
-	}
-	if (d->rules_file != NULL)
+	r = ab_netd_loader_load(d->loader_fd, m->user, digest, &allow, &deny, &priv);
+	if (r != 0)
+		*why = "policy does not load";
+	else if (strcmp(digest, m->digest) != 0)
+		r = -ESTALE, *why = "policy changed";
+	else if (d->rules_file != NULL)
 		r = ab_netd_rules_load_file(d->rules_file, d->psl, rules);
 	else
-		r = ab_netd_rules_from_policy(p, d->psl, rules);
-	ab_policy_free(p);
-	return r != 0 ? (*why = "policy rules invalid", r) : 0;
+		r = ab_netd_rules_build(&allow, &deny, &priv, d->psl, rules);
+	if (r != 0 && *why == NULL)
+		*why = "policy rules invalid";
+	ab_strv_free(&allow);
+	ab_strv_free(&deny);
+	ab_strv_free(&priv);
+	return r;
 }
 
 static int

@@ -33,8 +33,10 @@ SES3=$((SES1 + 2))
 useradd --system --no-create-home --shell /usr/sbin/nologin agentbox-netd ||
     e2e_die "useradd agentbox-netd"
 NETD_UID=$(id -u agentbox-netd)
-mkdir -p /home/abnet /etc/agentbox && chmod 0755 /etc/agentbox
-printf '[user:abnet]\nproject = /home/abnet\nnetwork = loopback\n' > /etc/agentbox/agentbox.conf
+# The project in a 0700 home the daemon's user cannot search (Debian 12's default).
+mkdir -p /home/abnet/proj /etc/agentbox && chmod 0755 /etc/agentbox &&
+    chown 4242:4242 /home/abnet && chmod 0700 /home/abnet
+printf '[user:abnet]\nproject = /home/abnet/proj\nnetwork = loopback\n' > /etc/agentbox/agentbox.conf
 chmod 0644 /etc/agentbox/agentbox.conf
 echo "$UP up.test other.test bad.up.test" >> /etc/hosts
 cat > "$T/rules" <<RULES
@@ -80,6 +82,11 @@ is "$(awk '/^Uid:/ { print $2 $3 $4 $5 }' /proc/$NETD_PID/status)" \
     "$NETD_UID$NETD_UID$NETD_UID$NETD_UID" "the daemon runs as agentbox-netd (real, effective, saved, fs)"
 is "$(awk '/^CapBnd:/ { print $2 }' /proc/$NETD_PID/status)" 0000000000000000 \
     "its bounding set is empty"
+LOADER=$(pgrep -P "$NETD_PID" | head -1)
+is "$(awk '/^CapEff:/ { print $2 }' /proc/$LOADER/status 2>/dev/null)" 0000000000000004 \
+    "its policy loader keeps CAP_DAC_READ_SEARCH only"
+is "$(awk '/^Uid:/ { print $2 $3 $4 }' /proc/$LOADER/status 2>/dev/null)" \
+    "$NETD_UID$NETD_UID$NETD_UID" "the loader runs as agentbox-netd"
 is "$(stat -c %a "$T/control")" 600 "the control socket is 0600"
 
 # --- the open: refusals first ---
