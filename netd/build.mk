@@ -101,3 +101,21 @@ $(B)/fuzz/fuzz_netd_proto: tests/fuzz/fuzz_netd_proto.c $(NETD_PROTO_SRCS) $(NET
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Inetd -o $@ $< $(NETD_PROTO_SRCS) $(UTIL_SRCS)
 FUZZERS += $(B)/fuzz/fuzz_netd_proto
+
+# make install: the daemon, and (a real install, not a staged DESTDIR one) its system
+# user, so the daemon can start right after.  The Debian package creates the user in
+# its postinst instead (debian/agentbox.postinst).  Never removed by uninstall: files a
+# removed uid owned would be inherited by the next user to get it.
+NETD_USER := agentbox-netd
+.PHONY: install-netd uninstall-netd
+install-netd: $(NETD_BIN)
+	install -D -m 0755 -o root -g root $(NETD_BIN) $(DESTDIR)$(SBINDIR)/agentbox-netd
+	@if [ -z "$(DESTDIR)" ] && ! getent passwd $(NETD_USER) >/dev/null; then \
+	  echo "install-netd: creating the system user $(NETD_USER)"; \
+	  useradd --system --user-group --no-create-home --home-dir /nonexistent \
+	    --shell /usr/sbin/nologin --comment "agentbox egress proxy" $(NETD_USER); \
+	fi
+uninstall-netd:
+	rm -f $(DESTDIR)$(SBINDIR)/agentbox-netd
+INSTALL += install-netd
+UNINSTALL += uninstall-netd
