@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -306,10 +307,13 @@ dial_one(struct conn *c, struct sockaddr_storage *ss)
 		return -err;
 	}
 	r = wait_fd(c, fd, POLLOUT, c->deadline);
-	if (r <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
+	if (r <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0 ||
+	    fcntl(fd, F_SETFL, 0) != 0) {
 		close(fd);
 		return r == -ECANCELED ? r : -ECONNREFUSED;
 	}
+	/* Blocking from here: the head and early bytes (32 KiB at most) go out whole; the
+	 * splice itself never blocks (MSG_DONTWAIT). */
 	return fd;
 }
 

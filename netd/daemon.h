@@ -57,11 +57,11 @@ struct ab_netd_session {
 	struct ab_netd_watch watch[AB_NETD_NFDS_MAX];
 	struct ab_netd_rules rules;
 	int stopfd;			/* eventfd: readable once the session ended */
-	pthread_mutex_t lock;		/* refs, active, rate_* */
+	pthread_mutex_t lock;		/* refs, active, rate_ms, tokens */
 	unsigned refs;
 	unsigned active;
-	uint64_t rate_sec;
-	unsigned rate_n;
+	uint64_t rate_ms;		/* the token bucket's last refill */
+	uint64_t tokens;		/* thousandths of a new connection */
 };
 
 uint64_t ab_netd_now_ms(void);

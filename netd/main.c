@@ -266,7 +266,10 @@ serve(struct ab_netd_daemon *d, int lfd, int sigfd)
 			if (w->src == AB_NETD_SRC_LIFELINE)
 				break;	/* the session's other events in evs are stale now */
 		}
+		/* Workers fold denials while we sleep: wake at least once per window. */
 		timeout = ab_netd_record_flush(d->rec, ab_netd_now_ms(), false);
+		if (timeout < 0)
+			timeout = AB_NETD_FOLD_MS;
 	}
 }
 

@@ -460,23 +460,31 @@ ab_netd_session_end(struct ab_netd_session *s, const char *reason)
 	ab_netd_session_unref(s);
 }
 
+/*
+ * A token bucket, not calendar seconds: a burst that straddles a second boundary must
+ * not get twice the rate.  Tokens in thousandths; full at AB_NETD_RATE_MAX.
+ */
 int
 ab_netd_session_admit(struct ab_netd_session *s)
 {
-	uint64_t sec = ab_netd_now_ms() / 1000;
+	const uint64_t full = AB_NETD_RATE_MAX * 1000ULL;
+	uint64_t now = ab_netd_now_ms();
 	int r = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (sec != s->rate_sec) {
-		s->rate_sec = sec;
-		s->rate_n = 0;
-	}
-	if (s->rate_n >= AB_NETD_RATE_MAX)
+	if (s->rate_ms == 0)
+		s->tokens = full;
+	else if ((now - s->rate_ms) * AB_NETD_RATE_MAX >= full - s->tokens)
+		s->tokens = full;
+	else
+		s->tokens += (now - s->rate_ms) * AB_NETD_RATE_MAX;
+	s->rate_ms = now;
+	if (s->tokens < 1000)
 		r = -EAGAIN;
 	else if (s->active >= AB_NETD_CONNS_MAX)
 		r = -EMFILE;
 	else {
-		s->rate_n++;
+		s->tokens -= 1000;
 		s->active++;
 		s->refs++;
 	}
