@@ -120,6 +120,23 @@ reply(struct conn *c, const char *status)
 	(void)send(c->fd, buf, (size_t)n, MSG_NOSIGNAL);
 }
 
+/* The next bytes from the box before the deadline, or why there are none. */
+static enum ab_netd_reason
+recv_box(struct conn *c, void *buf, size_t cap, size_t *got)
+{
+	ssize_t n;
+	int r = wait_fd(c, c->fd, POLLIN, c->deadline);
+
+	if (r == -ECANCELED)
+		return AB_NETD_R_LIMIT;
+	if (r <= 0)
+		return AB_NETD_R_TIMEOUT;
+	if ((n = recv(c->fd, buf, cap, 0)) <= 0)
+		return AB_NETD_R_BAD_REQUEST;
+	*got = (size_t)n;
+	return AB_NETD_R_NONE;
+}
+
 /* READ_HEAD: 0 complete, else the reason to refuse (timeout, bad-request). */
 static enum ab_netd_reason
 read_head(struct conn *c)
@@ -129,23 +146,18 @@ read_head(struct conn *c)
 	ab_http_init(&c->http);
 	c->deadline = c->t0 + AB_NETD_HEAD_MS;
 	for (;;) {
-		size_t used = 0;
-		ssize_t n;
-		int r = wait_fd(c, c->fd, POLLIN, c->deadline);
+		size_t used = 0, n = 0;
+		enum ab_netd_reason why = recv_box(c, buf, sizeof(buf), &n);
+		int r;
 
-		if (r == -ECANCELED)
-			return AB_NETD_R_LIMIT;
-		if (r <= 0)
-			return AB_NETD_R_TIMEOUT;
-		n = recv(c->fd, buf, sizeof(buf), 0);
-		if (n <= 0)
-			return AB_NETD_R_BAD_REQUEST;
-		r = ab_http_feed(&c->http, buf, (size_t)n, &used);
+		if (why != AB_NETD_R_NONE)
+			return why;
+		r = ab_http_feed(&c->http, buf, n, &used);
 		if (r == -EAGAIN)
 			continue;
 		if (r != 0)
 			return AB_NETD_R_BAD_REQUEST;
-		c->nearly = (size_t)n - used;
+		c->nearly = n - used;
 		memcpy(c->early, buf + used, c->nearly);
 		return AB_NETD_R_NONE;
 	}
@@ -205,20 +217,16 @@ read_hello(struct conn *c)
 		r = ab_sni_feed(&c->sni, c->early, c->nearly, &used);
 	c->deadline = ab_netd_now_ms() + AB_NETD_HELLO_MS;
 	while (r == -EAGAIN) {
-		ssize_t n;
-		int w = wait_fd(c, c->fd, POLLIN, c->deadline);
+		size_t n = 0;
+		enum ab_netd_reason why;
 
-		if (w == -ECANCELED)
-			return AB_NETD_R_LIMIT;
-		if (w <= 0)
-			return AB_NETD_R_TIMEOUT;
 		if (c->nearly == sizeof(c->early))
 			return AB_NETD_R_SNI_MISMATCH;
-		n = recv(c->fd, c->early + c->nearly, sizeof(c->early) - c->nearly, 0);
-		if (n <= 0)
-			return AB_NETD_R_BAD_REQUEST;
-		r = ab_sni_feed(&c->sni, c->early + c->nearly, (size_t)n, &used);
-		c->nearly += (size_t)n;
+		why = recv_box(c, c->early + c->nearly, sizeof(c->early) - c->nearly, &n);
+		if (why != AB_NETD_R_NONE)
+			return why;
+		r = ab_sni_feed(&c->sni, c->early + c->nearly, n, &used);
+		c->nearly += n;
 	}
 	if (r != 0)
 		return AB_NETD_R_SNI_MISMATCH;	/* not TLS, or not one readable hello */

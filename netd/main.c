@@ -17,13 +17,13 @@
  * registry (session.c), so none runs on cut off and unrecorded.
  */
 #define _GNU_SOURCE
+#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
 #include <libaudit.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,19 +42,6 @@
 
 #define NETD_USER "agentbox-netd"
 #define NETD_DIR "/run/agentbox-netd"
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("agentbox-netd: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 struct opts {
 	bool foreground, verbose;
@@ -98,7 +85,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	/* The test flags replace the policy's rules or our user: never on the real socket. */
 	if ((o->rules != NULL || strcmp(o->user, NETD_USER) != 0) &&
 	    strcmp(o->socket, AB_NETD_CONTROL) == 0)
-		die("--rules and --user are for tests: they need --socket");
+		errx(1, "--rules and --user are for tests: they need --socket");
 }
 
 /* Still root: the control socket, root-owned 0600 in a root-owned 0711 directory. */
@@ -109,22 +96,22 @@ control_listen(const char *path)
 	int fd;
 
 	if (strcmp(path, AB_NETD_CONTROL) == 0 && mkdir(NETD_DIR, 0711) != 0 && errno != EEXIST)
-		die("mkdir %s: %s", NETD_DIR, strerror(errno));
+		errx(1, "mkdir %s: %s", NETD_DIR, strerror(errno));
 	if (strlen(path) >= sizeof(sun.sun_path))
-		die("socket path too long: %s", path);
+		errx(1, "socket path too long: %s", path);
 	strcpy(sun.sun_path, path);
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
-		die("socket: %s", strerror(errno));
+		errx(1, "socket: %s", strerror(errno));
 	if (unlink(path) != 0 && errno != ENOENT)
-		die("unlink %s: %s", path, strerror(errno));
+		errx(1, "unlink %s: %s", path, strerror(errno));
 	/* umask first: the socket never exists with wider modes, not even briefly. */
 	mode_t old = umask(0177);
 
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0)
-		die("bind %s: %s", path, strerror(errno));
+		errx(1, "bind %s: %s", path, strerror(errno));
 	umask(old);
 	if (listen(fd, 16) != 0)
-		die("listen %s: %s", path, strerror(errno));
+		errx(1, "listen %s: %s", path, strerror(errno));
 	return fd;
 }
 
@@ -135,11 +122,11 @@ registry_dir(const char *dir, const struct passwd *pw)
 	struct stat st;
 
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		die("mkdir %s: %s", dir, strerror(errno));
+		errx(1, "mkdir %s: %s", dir, strerror(errno));
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		die("%s: not a directory", dir);
+		errx(1, "%s: not a directory", dir);
 	if (chown(dir, pw->pw_uid, pw->pw_gid) != 0 || chmod(dir, 0700) != 0)
-		die("chown %s: %s", dir, strerror(errno));
+		errx(1, "chown %s: %s", dir, strerror(errno));
 }
 
 struct sink {
@@ -166,7 +153,7 @@ own_netns_cookie(void)
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0 || getsockopt(fd, SOL_SOCKET, 71 /* SO_NETNS_COOKIE */, &c, &len) != 0)
-		die("SO_NETNS_COOKIE: %s (kernel 5.14 or later needed)", strerror(errno));
+		errx(1, "SO_NETNS_COOKIE: %s (kernel 5.14 or later needed)", strerror(errno));
 	close(fd);
 	return c;
 }
@@ -183,20 +170,20 @@ drop_privileges(const struct passwd *pw)
 	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_AUDIT_WRITE) != 0 ||
 	    capng_change_id((int)pw->pw_uid, (int)pw->pw_gid,
 			    CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING) != 0)
-		die("drop privileges to %s failed", pw->pw_name);
+		errx(1, "drop privileges to %s failed", pw->pw_name);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		die("prctl(NO_NEW_PRIVS): %s", strerror(errno));
+		errx(1, "prctl(NO_NEW_PRIVS): %s", strerror(errno));
 	/* OpenSSH permanently_set_uid: try to get root back; that must fail. */
 	if (setuid(0) == 0 || setgid(0) == 0 || geteuid() == 0 || getegid() == 0)
-		die("privileges could be regained after the drop");
+		errx(1, "privileges could be regained after the drop");
 	if ((f = fopen("/proc/self/status", "re")) == NULL)
-		die("/proc/self/status: %s", strerror(errno));
+		errx(1, "/proc/self/status: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (sscanf(line, "CapEff: %llx", &eff) == 1)
 			break;
 	fclose(f);
 	if (eff != 1ULL << CAP_AUDIT_WRITE)
-		die("capabilities left after the drop: %llx", eff);
+		errx(1, "capabilities left after the drop: %llx", eff);
 }
 
 static void
@@ -244,14 +231,14 @@ serve(struct ab_netd_daemon *d, int lfd, int sigfd)
 	int timeout = -1, n, i;
 
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, lfd, &ev) != 0)
-		die("epoll_ctl: %s", strerror(errno));
+		errx(1, "epoll_ctl: %s", strerror(errno));
 	ev.data.ptr = NULL;	/* the signalfd */
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, sigfd, &ev) != 0)
-		die("epoll_ctl: %s", strerror(errno));
+		errx(1, "epoll_ctl: %s", strerror(errno));
 	for (;;) {
 		n = epoll_wait(d->epfd, evs, 64, timeout);
 		if (n < 0 && errno != EINTR)
-			die("epoll_wait: %s", strerror(errno));
+			errx(1, "epoll_wait: %s", strerror(errno));
 		for (i = 0; i < n; i++) {
 			struct ab_netd_watch *w = evs[i].data.ptr;
 
@@ -288,9 +275,9 @@ main(int argc, char **argv)
 	sink.verbose = o.verbose;
 	/* 1. Root is needed for the socket, the registry, the sweep and the audit socket. */
 	if (geteuid() != 0)
-		die("must be started as root (it drops to %s itself)", o.user);
+		errx(1, "must be started as root (it drops to %s itself)", o.user);
 	if ((pw = getpwnam(o.user)) == NULL)
-		die("no user %s: hint: make install or agentbox enroll --network proxy creates it",
+		errx(1, "no user %s: hint: make install or agentbox enroll --network proxy creates it",
 		    o.user);
 	signal(SIGPIPE, SIG_IGN);	/* a box that closes early must not kill us */
 	sigemptyset(&sigs);
@@ -298,31 +285,31 @@ main(int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &sigs, NULL) != 0 ||
 	    (sigfd = signalfd(-1, &sigs, SFD_CLOEXEC)) < 0)
-		die("signalfd: %s", strerror(errno));
+		errx(1, "signalfd: %s", strerror(errno));
 	/* 2. The control socket, bound while root: only root may connect (0600). */
 	lfd = control_listen(o.socket);
 	registry_dir(o.registry, pw);
 	/* 3. The audit socket: every decision is a record, so no audit means no daemon. */
 	if ((sink.audit_fd = audit_open()) < 0)
-		die("audit_open: %s", strerror(errno));
+		errx(1, "audit_open: %s", strerror(errno));
 	if (ab_netd_recorder_new(audit_sink, &sink, &d.rec) != 0)
-		die("out of memory");
+		errx(1, "out of memory");
 	d.registry = o.registry;
 	d.rules_file = o.rules;
 	/* 4. Sessions of a previous daemon have no way out any more: end them (root). */
 	ab_netd_registry_sweep(&d);
 	d.own_netns = own_netns_cookie();
 	if (ab_netd_suffixes_open(&d.psl) != 0)
-		die("no public suffix list: hint: apt-get install publicsuffix");
+		errx(1, "no public suffix list: hint: apt-get install publicsuffix");
 	if ((d.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
-		die("epoll_create1: %s", strerror(errno));
+		errx(1, "epoll_create1: %s", strerror(errno));
 	/* Before the loader: it dies with its parent, which must be the daemon for good. */
 	if (!o.foreground && daemon(0, 0) != 0)
-		die("daemon: %s", strerror(errno));
+		errx(1, "daemon: %s", strerror(errno));
 	/* 5. The policy loader keeps CAP_DAC_READ_SEARCH (projects in 0700 homes); we keep
 	 * CAP_AUDIT_WRITE only, and prove it. */
 	if (ab_netd_loader_start(pw->pw_uid, pw->pw_gid, &d.loader_fd, &loader) != 0)
-		die("cannot start the policy loader: %s", strerror(errno));
+		errx(1, "cannot start the policy loader: %s", strerror(errno));
 	drop_privileges(pw);
 	/* 6. Serve until SIGTERM; the sessions' registry files stay for the next sweep. */
 	serve(&d, lfd, sigfd);

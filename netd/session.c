@@ -46,22 +46,33 @@ ab_netd_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A small procfs file, NUL-terminated: 0, or -errno (-EIO when empty). */
+static int
+read_small(const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* Field 22 of /proc/PID/stat: when PID started, so a reused pid is never taken for it. */
 static int
 start_time(pid_t pid, unsigned long long *out)
 {
 	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
+	int i, r;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+	if ((r = read_small(path, buf, sizeof(buf))) != 0)
+		return r;
 	/* comm may hold spaces and ')': fields start after the last ')'. */
 	if ((p = strrchr(buf, ')')) == NULL)
 		return -EIO;
@@ -85,17 +96,11 @@ static int
 pidfd_pid(int pidfd, pid_t *pid)
 {
 	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+	if ((r = read_small(path, buf, sizeof(buf))) != 0)
+		return r;
 	if ((p = strstr(buf, "\nPid:\t")) == NULL || sscanf(p + 6, "%d", pid) != 1)
 		return -EBADF;	/* not a pidfd */
 	return 0;
