@@ -1,5 +1,7 @@
 # agentbox — top-level build.  Each directory contributes a fragment (build.mk) that
-# appends to the variables below; this file owns flags, install paths and the targets.
+# lists its sources by wildcard and appends to the variables below; this file owns
+# flags, the compile rules, install paths and the targets.  tests/build.mk registers
+# every test.
 #
 #   make            build everything (normal flags: -O2 -D_FORTIFY_SOURCE=3 -Werror)
 #   make check      unit tests (ASan+UBSan) then, as root, end-to-end and escape tests
@@ -21,13 +23,20 @@ B := build
 .DEFAULT_GOAL := all
 
 CC      ?= cc
-PKGS    := pam libseccomp audit auparse inih nettle libcrypto
 WARN    := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIC \
            -Ipolicy -Ilib -I$(B)
 LDFLAGS += -Wl,-z,relro,-z,now
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The compiler writes each object's header dependencies beside it (x.o -> x.d).
+DEPFLAGS := -MMD -MP
+
+# pkg-config is asked only when a recipe needs the answer, never while make reads the
+# makefiles, and quietly: on a fresh machine `make check` and `make demo` install
+# the packages before they build anything.  $(B)/pkgs.ok says once what is missing.
+pkg = $(shell pkg-config $1 2>/dev/null)
+PKGS := pam libseccomp audit auparse inih nettle libacl libpsl libcap-ng
 
 # Paths compiled into the programs: the privileged half must never take them from the
 # environment of the process it runs in (su and sudo are started by the caller).
@@ -41,6 +50,56 @@ $(B)/config.h: Makefile | $(B)
 $(B):
 	mkdir -p $(B)
 
+# The flavours' flags.  musl has no _FORTIFY_SOURCE: the flag would only claim checks
+# that are not there, so it is dropped; musl-gcc's specs leave out the kernel's UAPI
+# headers (linux/landlock.h ...): a directory of links to them comes first.
+MUSL_CC     ?= musl-gcc
+MUSL_INC    := $(B)/musl/include
+MUSL_CFLAGS := $(filter-out -D_FORTIFY_SOURCE=% -fPIC,$(CFLAGS)) -fPIE -isystem $(MUSL_INC)
+FUZZ_CC     ?= clang
+FUZZ_FLAGS  := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ipolicy -Ilib -I$(B)
+
+$(MUSL_INC):
+	@command -v $(MUSL_CC) >/dev/null || { echo "$(MUSL_CC) missing: sudo make deps" >&2; exit 1; }
+	mkdir -p $@
+	ln -sfn /usr/include/linux $@/linux
+	ln -sfn /usr/include/asm-generic $@/asm-generic
+	ln -sfn /usr/include/$(shell $(CC) -dumpmachine)/asm $@/asm
+
+$(B)/pkgs.ok: | $(B)
+	@pkg-config --print-errors --exists $(PKGS) || \
+	  { echo "make: build packages missing: sudo make deps" >&2; exit 1; }
+	@touch $@
+
+# One compile rule per flavour.  Each directory's fragment sets CPPFLAGS_DIR (include
+# paths, defines: every flavour) and PKG_CFLAGS_DIR (pkg-config: not musl) on its
+# objects with $(call objs-in,DIR); generated headers a source includes are its
+# fragment's explicit prerequisites, the rest the compiler finds.
+#   $(B)/X.o        normal flags (what is installed)
+#   $(B)/san/X.o    ASan+UBSan (unit tests, the sanitized module)
+#   $(B)/musl/X.o   agentbox-shell against musl (shell/build.mk)
+#   $(B)/fuzz/X.o   libFuzzer (make fuzz)
+objs-in = $(foreach f,/ /san/ /musl/ /fuzz/,$(B)$f$1/%.o)
+$(B)/%.o: %.c | $(B)/config.h $(B)/pkgs.ok
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS_DIR) $(PKG_CFLAGS_DIR) $(DEPFLAGS) -c -o $@ $<
+COMPILE_SAN = $(CC) $(CFLAGS) $(SAN) $(CPPFLAGS_DIR) $(PKG_CFLAGS_DIR) $(DEPFLAGS) -c -o $@ $<
+$(B)/san/%.o: %.c | $(B)/config.h $(B)/pkgs.ok
+	@mkdir -p $(@D)
+	$(COMPILE_SAN)
+$(B)/musl/%.o: %.c | $(B)/config.h $(MUSL_INC)
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) $(CPPFLAGS_DIR) $(DEPFLAGS) -c -o $@ $<
+$(B)/fuzz/%.o: %.c | $(B)/config.h $(B)/pkgs.ok
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(CPPFLAGS_DIR) $(PKG_CFLAGS_DIR) $(DEPFLAGS) -c -o $@ $<
+
+# A static archive of its prerequisites (a fragment names them: $(B)/libx.a: OBJS).
+# rm first: ar would otherwise keep members of objects that no longer exist.
+$(B)/%.a:
+	rm -f $@ && $(AR) rcs $@ $^
+
 # Fragments append to these.
 ALL         :=
 UNIT_TESTS  :=	# test binaries/scripts that need no root
@@ -52,28 +111,48 @@ CLEAN       :=
 
 include lib/build.mk
 include policy/build.mk
--include pam_module/build.mk
--include shell/build.mk
--include audit/build.mk
--include admin/build.mk
--include tests/build.mk
--include tests/escape/build.mk
--include man/build.mk
--include netd/build.mk
+include pam_module/build.mk
+include shell/build.mk
+include audit/build.mk
+include admin/build.mk
+include man/build.mk
+include netd/build.mk
+include tests/build.mk
+
+# The compiler's dependency files.  One left by a renamed or removed source is harmless:
+# -MP gave each header it names an empty rule, and nothing asks for its object.
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
 .PHONY: all check check-run check-unit check-root deps install uninstall fuzz clean demo demo-clean
 
 all: $(ALL)
 
-# The README's test command is `sudo make check`.  Unit tests first (no root needed),
-# then everything that needs root.  One prove run so the closing line counts them all.
-# On a fresh machine it first installs what is missing (no network when nothing is) and
-# starts auditd and rsyslog, then builds in a second make that sees the new packages.
+# The README's two commands, `make demo` and `make check`, need root.  They work as
+# root on a fresh machine, which has no sudo, and as a user with sudo: a caller that is
+# not root is handed to sudo once, with the same goal, before anything is built.
+ifneq ($(shell id -u),0)
+check demo demo-clean:
+	@command -v sudo >/dev/null 2>&1 || \
+	  { echo "make $@: needs root, and sudo is not installed: run it as root" >&2; exit 1; }
+	sudo $(MAKE) $@
+else
+# `make check`: unit tests first (no root needed), then everything that needs root, in
+# one prove run so the closing line counts them all.  On a fresh machine it first
+# installs what is missing (no network when nothing is) and starts auditd and rsyslog,
+# then builds in a second make that sees the new packages.
 check:
-	@if [ "$$(id -u)" != 0 ]; then echo "make check: the end-to-end tests need root: run 'sudo make check' (or 'make check-unit')" >&2; exit 1; fi
 	tools/install-deps --if-needed
 	tools/start-services
 	$(MAKE) check-run
+
+# `make demo`: install, enroll a demo agent, run a real confined session through su,
+# show its review (tools/demo says what it does as it goes).
+demo:
+	tools/demo
+
+demo-clean:
+	tools/demo --clean
+endif
 
 check-run: all $(UNIT_TESTS) $(ROOT_TEST_DEPS)
 	AB_STRICT=1 prove -v $(PROVE_FLAGS) $(UNIT_TESTS) $(ROOT_TESTS)
@@ -92,14 +171,6 @@ fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do echo "== $$f for $(FUZZ_SECONDS)s"; \
 	  mkdir -p $(B)/corpus/$$(basename $$f); \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
-
-# The README's first command: install, enroll a demo agent, run a real confined
-# session through su, show its review (tools/demo says what it does as it goes).
-demo:
-	tools/demo
-
-demo-clean:
-	tools/demo --clean
 
 clean:
 	rm -rf $(B) $(CLEAN)

@@ -193,6 +193,21 @@ build_all(uid_t uid, struct audit_rule_data **rules)
 	return 0;
 }
 
+/* UID's rules built and the audit socket open; on failure nothing is left to free. */
+static int
+open_rules(uid_t uid, struct audit_rule_data **rules, int *fd)
+{
+	int r;
+
+	if ((r = build_all(uid, rules)) != 0)
+		return r;
+	if ((*fd = audit_fd()) < 0) {
+		free_rules(rules);
+		return *fd;
+	}
+	return 0;
+}
+
 int
 adm_audit_rules_loaded(uid_t uid)
 {
@@ -200,12 +215,8 @@ adm_audit_rules_loaded(uid_t uid)
 	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r, n = 0;
 	size_t i;
 
-	if ((r = build_all(uid, rules)) != 0)
+	if ((r = open_rules(uid, rules, &fd)) != 0)
 		return r;
-	if ((fd = audit_fd()) < 0) {
-		free_rules(rules);
-		return fd;
-	}
 	r = list_matching(fd, rules, found);
 	audit_close(fd);
 	free_rules(rules);
@@ -265,12 +276,8 @@ apply_live(uid_t uid, int add)
 	int found[ADM_AUDIT_NRULES] = { 0 }, fd, r;
 	size_t i;
 
-	if ((r = build_all(uid, rules)) != 0)
+	if ((r = open_rules(uid, rules, &fd)) != 0)
 		return r;
-	if ((fd = audit_fd()) < 0) {
-		free_rules(rules);
-		return fd;
-	}
 	if ((r = list_matching(fd, rules, found)) != 0)
 		goto out;
 	for (i = 0; i < ADM_AUDIT_NRULES; i++) {

@@ -2,28 +2,23 @@
 # the pam-auth-update profile it activates.  Linked with the policy archive.
 
 ADMIN_SRCS    := $(sort $(wildcard admin/*.c))
-ADMIN_OBJS    := $(ADMIN_SRCS:admin/%.c=$(B)/admin/%.o)
-ADMIN_PKGS    := audit libacl
-ADMIN_CFLAGS  := $(shell pkg-config --cflags $(ADMIN_PKGS)) -I$(B)/admin \
-                 -DAB_PAMDIR='"$(PAMDIR)"'
-ADMIN_LIBS    := $(shell pkg-config --libs $(ADMIN_PKGS))
+ADMIN_OBJS    := $(ADMIN_SRCS:%.c=$(B)/%.o)
+ADMIN_LIBS     = $(call pkg,--libs audit libacl)
 ADMIN_BIN     := $(B)/agentbox
 PAM_PROFILE   := admin/agentbox.pam-config
 PAM_CONFIGS   ?= /usr/share/pam-configs
-
-$(B)/admin:
-	mkdir -p $@
+$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -DAB_PAMDIR='"$(PAMDIR)"'
+$(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl)
 
 # The profile as a C string, so enroll can write it where make install did not.
-$(B)/admin/pam_profile.h: $(PAM_PROFILE) | $(B)/admin
+$(B)/admin/pam_profile.h: $(PAM_PROFILE)
+	@mkdir -p $(@D)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@.tmp && mv $@.tmp $@
-
-$(B)/admin/%.o: admin/%.c admin/admin.h admin/cmd.h policy/policy.h $(B)/config.h \
-		$(B)/admin/pam_profile.h | $(B)/admin
-	$(CC) $(CFLAGS) $(ADMIN_CFLAGS) -c -o $@ $<
+$(B)/admin/pam.o $(B)/san/admin/pam.o: $(B)/admin/pam_profile.h
 
 $(ADMIN_BIN): $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) \
+	  $(ADMIN_LIBS)
 
 ALL += $(ADMIN_BIN)
 
@@ -46,22 +41,3 @@ uninstall-admin:
 
 INSTALL   += install-admin
 UNINSTALL += uninstall-admin
-
-ROOT_TESTS     += tests/e2e/admin.t tests/e2e/admin_sessions.t
-ROOT_TEST_DEPS += $(ADMIN_BIN)
-
-# Unit test of the pure helpers, sanitized, no root.
-ADMIN_UNIT_SRCS := admin/util.c admin/auditconf.c admin/auditrules.c admin/user.c admin/sshd.c admin/acl.c
-ADMIN_UNIT_OBJS := $(ADMIN_UNIT_SRCS:admin/%.c=$(B)/san/admin/%.o)
-
-$(B)/san/admin:
-	mkdir -p $@
-
-$(B)/san/admin/%.o: admin/%.c admin/admin.h policy/policy.h $(B)/config.h | $(B)/san/admin
-	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -c -o $@ $<
-
-$(B)/san/admin/admin_util: tests/unit/admin_util.c $(ADMIN_UNIT_OBJS) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) | $(B)/san/admin
-	$(CC) $(CFLAGS) $(SAN) $(ADMIN_CFLAGS) -Iadmin $(LDFLAGS) -o $@ $< $(ADMIN_UNIT_OBJS) \
-	    $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS) $(ADMIN_LIBS)
-
-UNIT_TESTS += $(B)/san/admin/admin_util

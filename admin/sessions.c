@@ -237,6 +237,20 @@ json_str(const char *s)
 	ab_text_put_json(stdout, s ? s : "", s ? strlen(s) : 0);
 }
 
+/*
+ * One table column of S: tty, rhost and service are PAM items the client chooses, and
+ * a terminal must never receive their control, C1 or bidi characters raw.  WIDTH > 0
+ * cuts and pads to WIDTH columns; 0 writes it whole.
+ */
+static void
+safe_col(const char *s, size_t width)
+{
+	size_t cols = ab_text_put_safe(stdout, s, strlen(s), width, AB_TEXT_ESC_BACKSLASH);
+
+	while (cols++ < width)
+		putchar(' ');
+}
+
 static void
 print_session(const struct session *s, int json)
 {
@@ -263,10 +277,16 @@ print_session(const struct session *s, int json)
 		printf(",\"plan\":%s}\n", s->plan_ok ? "true" : "false");
 		return;
 	}
-	printf("%-16.16s %8d %6s %6lu  %-20s %-8.8s %s%s%s\n", s->user, (int)s->pid, s->ses,
-	    s->procs, when, s->service ? s->service : "?",
-	    s->tty && s->tty[0] ? s->tty : "-",
-	    s->rhost && s->rhost[0] ? " from " : "", s->rhost ? s->rhost : "");
+	safe_col(s->user, 16);
+	printf(" %8d %6s %6lu  %-20s ", (int)s->pid, s->ses, s->procs, when);
+	safe_col(s->service ? s->service : "?", 8);
+	putchar(' ');
+	safe_col(s->tty && s->tty[0] ? s->tty : "-", 0);
+	if (s->rhost && s->rhost[0]) {
+		fputs(" from ", stdout);
+		safe_col(s->rhost, 0);
+	}
+	putchar('\n');
 }
 
 int

@@ -3,44 +3,24 @@
 #   $(PLAN_LIB)   plan parse/serialise, pattern matcher, ab_policy_free, ab_digest_hex:
 #                 no external library, so agentbox-shell can link it statically;
 #   $(POLICY_LIB) everything; link with $(POLICY_LIBS) (inih, nettle).
+# Both use lib/'s $(UTIL_LIB): link it after them.
 # Unit tests link sanitized copies ($(B)/san/...) so ASan/UBSan see inside the library.
 
 POLICY_PLAN_SRCS := policy/compiled.c policy/digest_hex.c \
                     policy/pattern.c policy/prefilter.c policy/maskset.c policy/plan.c
-POLICY_SRCS      := $(POLICY_PLAN_SRCS) policy/diag.c policy/digest.c policy/parse.c \
-                    policy/load.c
-POLICY_HDRS      := policy/policy.h policy/internal.h policy/prefilter.h $(UTIL_HDRS)
-POLICY_CFLAGS    := $(shell pkg-config --cflags inih nettle)
-POLICY_LIBS      := $(shell pkg-config --libs inih nettle)
+POLICY_SRCS      := $(sort $(wildcard policy/*.c))
+POLICY_LIBS       = $(call pkg,--libs inih nettle)
+$(call objs-in,policy): PKG_CFLAGS_DIR = $(call pkg,--cflags inih nettle)
 
 PLAN_LIB         := $(B)/libabplan.a
 POLICY_LIB       := $(B)/libabpolicy.a
 PLAN_LIB_SAN     := $(B)/san/libabplan.a
 POLICY_LIB_SAN   := $(B)/san/libabpolicy.a
 
-POLICY_OBJS      := $(POLICY_SRCS:policy/%.c=$(B)/policy/%.o)
-POLICY_PLAN_OBJS := $(POLICY_PLAN_SRCS:policy/%.c=$(B)/policy/%.o)
-POLICY_SAN_OBJS  := $(POLICY_SRCS:policy/%.c=$(B)/san/policy/%.o)
-POLICY_PLAN_SAN_OBJS := $(POLICY_PLAN_SRCS:policy/%.c=$(B)/san/policy/%.o)
-
-$(B)/policy $(B)/san/policy:
-	mkdir -p $@
-
-$(B)/policy/%.o: policy/%.c $(POLICY_HDRS) | $(B)/policy
-	$(CC) $(CFLAGS) $(POLICY_CFLAGS) -c -o $@ $<
-
-$(B)/san/policy/%.o: policy/%.c $(POLICY_HDRS) | $(B)/san/policy
-	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -c -o $@ $<
-
-# rm first: ar would otherwise keep members of objects that no longer exist.
-$(PLAN_LIB): $(POLICY_PLAN_OBJS)
-	rm -f $@ && $(AR) rcs $@ $^
-$(POLICY_LIB): $(POLICY_OBJS)
-	rm -f $@ && $(AR) rcs $@ $^
-$(PLAN_LIB_SAN): $(POLICY_PLAN_SAN_OBJS)
-	rm -f $@ && $(AR) rcs $@ $^
-$(POLICY_LIB_SAN): $(POLICY_SAN_OBJS)
-	rm -f $@ && $(AR) rcs $@ $^
+$(PLAN_LIB):       $(POLICY_PLAN_SRCS:%.c=$(B)/%.o)
+$(PLAN_LIB_SAN):   $(POLICY_PLAN_SRCS:%.c=$(B)/san/%.o)
+$(POLICY_LIB):     $(POLICY_SRCS:%.c=$(B)/%.o)
+$(POLICY_LIB_SAN): $(POLICY_SRCS:%.c=$(B)/san/%.o)
 
 ALL += $(PLAN_LIB) $(POLICY_LIB)
 
@@ -74,34 +54,3 @@ uninstall-policy:
 
 INSTALL   += install-policy
 UNINSTALL += uninstall-policy
-
-# agentbox check, built alone for its tests (the agentbox binary is admin/build.mk's).
-$(B)/tests/policy-check: tests/unit/policy_check_main.c admin/check.c admin/cmd.h \
-    $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -o $@ tests/unit/policy_check_main.c admin/check.c \
-	  $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS)
-
-# Unit tests (no root needed; as root the ownership cases run too).
-POLICY_TESTS := $(B)/tests/test_pattern $(B)/tests/test_plan $(B)/tests/test_policy \
-                $(B)/tests/test_maskset
-# test_policy checks the digest against an independent SHA-256: OpenSSL's.
-$(B)/tests/test_policy: ORACLE_LIBS := $(shell pkg-config --libs libcrypto)
-$(POLICY_TESTS): $(B)/tests/%: tests/unit/%.c tests/tap.h $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) $(POLICY_CFLAGS) -o $@ $< $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) $(POLICY_LIBS) \
-	  $(ORACLE_LIBS)
-tests/unit/policy_check.t tests/unit/policy_check_keys.t: $(B)/tests/policy-check
-UNIT_TESTS += $(POLICY_TESTS) tests/unit/policy_check.t tests/unit/policy_check_keys.t
-
-# libFuzzer targets (make fuzz; seeds in tests/fuzz/seeds/NAME/).  The library sources
-# are compiled into each fuzzer so the sanitizers and coverage see inside them.
-FUZZ_CC    ?= clang
-FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer \
-              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Ipolicy -Ilib
-POLICY_FUZZERS := $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan
-$(POLICY_FUZZERS): $(B)/fuzz/%: tests/fuzz/%.c $(POLICY_SRCS) $(POLICY_HDRS) $(UTIL_SRCS) \
-    $(UTIL_HDRS)
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(POLICY_CFLAGS) -o $@ $< $(POLICY_SRCS) $(UTIL_SRCS) $(POLICY_LIBS)
-FUZZERS += $(POLICY_FUZZERS)

@@ -163,7 +163,7 @@ echo SECRET > "$P1/secrets/new-after-enroll"
 like "$(getfacl -n -p "$P1/secrets/new-after-enroll" 2>/dev/null)" "user:$uid:---" "F7: a new file in secrets/ inherits ---"
 rm -f "$P1/secrets/new-after-enroll"
 
-# Issue 17 item 3: a project inside the home, and a mask written relative to the home that
+# A project inside the home, and a mask written relative to the home that
 # reaches into it.  The session masks $home3/proj/secret.txt (pam_mask_nested.t); enroll's
 # ACL walk used to match relative to the project only and granted it rw-.  Both now ask
 # the same mask set.

@@ -76,4 +76,23 @@ for line in open(sys.argv[1], "rb"):
 is "$got" "['\\ufffd\\ufffd\"\\\\\\x1b[2J\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\x9b', 'host\\u202eexe.\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd', 'su\\u2028\\x7f\\x01']" \
     "every line is UTF-8 JSON: invalid bytes are U+FFFD, everything else exactly kept"
 
+# The table goes to a terminal: no ESC, C1 (U+009B CSI), bidi override or raw invalid
+# byte of the plan's tty, rhost and service may reach it.
+"$AB" sessions > "$T/sessions.txt" 2>/dev/null
+is "$?" 0 "sessions (table): exit 0"
+bad=$(python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    print("invalid UTF-8 at", e.start); sys.exit()
+for ch in t:
+    o = ord(ch)
+    if (o < 32 and ch != "\n") or 0x7f <= o <= 0x9f or 0x202a <= o <= 0x202e or 0x2066 <= o <= 0x2069 or o in (0x200e, 0x200f):
+        print("unsafe U+%04X" % o); sys.exit()
+' "$T/sessions.txt" 2>&1)
+is "$bad" "" "sessions (table): the hostile tty, rhost and service are escaped, not written raw"
+like "$(cat "$T/sessions.txt")" 'x1b\[2J' "sessions (table): the ESC shows as an escape"
+
 finish

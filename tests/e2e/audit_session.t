@@ -1,5 +1,5 @@
 #!/bin/bash
-# The review of a real confined session (issue 5 "done when"): real `agentbox enroll`,
+# The review of a real confined session: real `agentbox enroll`,
 # real su into pam_agentbox + agentbox-shell, a list of provoked denials of each kind
 # (Landlock, a masked file, a protected file, seccomp), then agentbox-audit must list
 # each one, attributed to the session and user, and its `sessions` row must match the

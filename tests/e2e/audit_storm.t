@@ -1,5 +1,5 @@
 #!/bin/bash
-# Denial storm (issue 5 item 5): a session that makes one million denied opens leaves a
+# Denial storm: a session that makes one million denied opens leaves a
 # record whose completeness report is true — every denial is there, or the loss is
 # counted and shown — and the session's earlier denials are still in the review.
 #

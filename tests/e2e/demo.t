@@ -1,8 +1,8 @@
 #!/bin/bash
-# The README's first command, end to end: tools/demo (sudo make demo) installs, enrolls
+# The README's first command, end to end: tools/demo (make demo) installs, enrolls
 # `agent`, runs a real confined session through su and reviews it; every attempt the
 # session makes must show up as a denial with its audit record.  Then tools/demo --clean
-# (sudo make demo-clean) must leave the machine as it was.
+# (make demo-clean) must leave the machine as it was.
 #
 # The demo installs system-wide, so it runs in an overlay of the host (demo-overlay.sh):
 # everything it writes lands in a tmpfs, and the upper layer tells what it left behind.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Load and lifecycle (issue 7 item 3; invariants 1, 4, 5): 32 parallel ssh sessions,
+# Load and lifecycle (invariants 1, 4, 5): 32 parallel ssh sessions,
 # started and ended ten times.  Every session is confined; after each round nothing is
 # left: no process of the agent, no session mount, no fd the sessions gave sshd, no
 # namespace; and the review lists all 320 sessions.  ESC_LOAD_ROUNDS / ESC_LOAD_PAR

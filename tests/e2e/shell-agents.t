@@ -1,5 +1,5 @@
 #!/bin/bash
-# Real agents start inside a confined session (issue 4 item 7): npm install of
+# Real agents start inside a confined session: npm install of
 # @anthropic-ai/claude-code, @openai/codex and @google/gemini-cli into the project, then
 # each one's --version and --help as the agent, and whether its own sandbox works
 # nested (recorded in docs/agents.md).  The npm tarballs are cached in a test-owned

@@ -1,5 +1,5 @@
 #!/bin/bash
-# agentbox-shell end to end (issue 4 item 6): real `agentbox enroll`, real su, sudo and
+# agentbox-shell end to end: real `agentbox enroll`, real su, sudo and
 # sshd, in the harness's private world.  Every denial is asserted twice: the errno the
 # agent sees, and the kernel's audit record (Landlock: LANDLOCK_ACCESS or UNKNOWN[1423];
 # seccomp: SECCOMP with the syscall number).

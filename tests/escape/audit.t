@@ -12,7 +12,7 @@
 . "$TOP/tests/e2e/lib-e2e.sh"
 . "$TOP/tests/escape/lib-escape.sh"
 esc_world "$@"
-# 100,000 denials by default (about a minute); the million-denial storm of issue 5 runs
+# 100,000 denials by default (about a minute); the million-denial storm runs
 # as bench/review-storm (about 15 minutes): ESC_FLOOD=1000000 runs it here too.
 flood=${ESC_FLOOD:-100000}
 auditd_pid=$(pgrep -x auditd | head -n 1)

@@ -295,7 +295,7 @@ out:
 }
 
 /*
- * Issue 17 item 3: a project inside the home, and an anchored mask written relative to
+ * A project inside the home, and an anchored mask written relative to
  * the home that reaches into it ("/proj/secret.txt").  The session masks the file; the
  * ACL walk of the project must deny it too, and agree with the PAM walk of the home (a
  * walk over the same mask set, from the home) on every entry.

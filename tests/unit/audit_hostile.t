@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile and damaged logs (issue 5): truncated lines, a 10 MiB line, invalid UTF-8, NUL
+# Hostile and damaged logs: truncated lines, a 10 MiB line, invalid UTF-8, NUL
 # bytes, absurd numbers, records out of order, garbage.  Each must give a warning and
 # the rest of the review (the real session's denials still listed), never a crash:
 # the program under test is built with ASan+UBSan.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Correctness oracle (issue 5 item 3): on logs recorded from real kernel activity
+# Correctness oracle: on logs recorded from real kernel activity
 # (tests/fixtures/real-*.log: recorded by tests/fixtures/gen/record), the set of denial
 # serials agentbox-audit reports for a uid equals what ausearch finds for the same uid:
 #   ausearch -k agentbox -ui UID   (DAC and read-only denials caught by the exit rules)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every option and subcommand a program accepts is documented in its man page, and every
-# option a page documents is one the program accepts (issue 6 item 3); options the
+# option a page documents is one the program accepts; options the
 # README shows on agentbox and agentbox-audit command lines exist too.
 #
 # What a program accepts is read from two places, so neither can drift alone:

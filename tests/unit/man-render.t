@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every man page renders without a single groff or man warning (issue 6 item 3).
+# Every man page renders without a single groff or man warning.
 . "$(dirname "$0")/../lib.sh"
 
 command -v groff >/dev/null || skip_all "groff missing (apt-get install groff-base)"

@@ -1,6 +1,6 @@
 /*
  * netd/host.c and netd/hostcheck.c: host names, IP literals, rules, the decision and the
- * public-suffix check, as truth tables of hostile spellings (issue 11; invariant 7).
+ * public-suffix check, as truth tables of hostile spellings (invariant 7).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
- * netd/http.c: the proxy's request-head parser against hostile heads (issue 11;
- * invariants 6 and 7). Every row is fed whole and again one byte at a time (a slowloris
+ * netd/http.c: the proxy's request-head parser against hostile heads
+ * (invariants 6 and 7). Every row is fed whole and again one byte at a time (a slowloris
  * client): both must reach the same verdict.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * netd/sni.c: the SNI of a tunnel's ClientHello, from well-formed hellos built here
- * byte by byte and from hostile ones (issue 11: a tunnel whose SNI is not the CONNECT
+ * byte by byte and from hostile ones (a tunnel whose SNI is not the CONNECT
  * host is cut, ECH is refused; invariant 6).
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * The mask set (policy/maskset.c): the one decision the PAM mask walk, enroll's ACL walk
- * and the live enforcer share.  Issue 17 item 3: for a project inside the home under an
+ * and the live enforcer share.  For a project inside the home under an
  * anchored pattern written relative to the home ("/proj/secret.txt"), the session masked
  * the file and enroll's ACL walk, which matched relative to the project only, granted it.
  * Here the same entry is asked about from each tree that holds it, and the answers must

@@ -278,5 +278,10 @@ main(void)
 	if (fork() == 0)
 		execlp("rm", "rm", "-rf", tmpdir, (char *)NULL);
 	wait(NULL);
+	/* Not ab_plan_free: make_plan's string vectors are static. */
+	free(plan->policy->user);
+	free(plan->policy->shell);
+	free(plan->policy);
+	free(plan);
 	return done_testing();
 }
