@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "loader.h"
 #include "proto.h"
 #include "record.h"
 #include "rules.h"

@@ -10,6 +10,8 @@
 #include "proto.h"
 #include "rules.h"
 
+#define AB_NETD_USER_MAX	32	/* ab_user_name_valid's limit */
+
 /* Still root: fork the loader, which becomes uid/gid with CAP_DAC_READ_SEARCH only.
  * *out is the daemon's end of the pair, *pid the loader.  0 or -errno. */
 int ab_netd_loader_start(uid_t uid, gid_t gid, int *out, pid_t *pid);

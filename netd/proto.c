@@ -1,55 +1,78 @@
 /*
- * netd/proto.c: encoder and strict decoder of the session-open message (proto.h).
- * Strict on purpose: the sender is root code of ours, so anything unexpected is a bug or
- * an attack, and a daemon that guessed would attribute traffic to the wrong session.
+ * The PAM -> agentbox-netd hand-off message and its reply (proto.h; netd-spec.md
+ * section 3).  Strict on both sides: the daemon trusts nothing it did not check, and the
+ * PAM module refuses a login on any reply but a well-formed "ok".
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "abutil.h"
 #include "proto.h"
 
-#define HEADER "agentbox-netd 1\nop=open\n"
+#define USER_MAX	256
 
-static bool
-user_ok(const char *user)
+static int
+user_ok(const char *u)
 {
-	return strlen(user) <= AB_NETD_USER_MAX && ab_user_name_valid(user);
-}
+	size_t n;
 
-static bool
-digest_ok(const char *d)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((d[i] >= '0' && d[i] <= '9') || (d[i] >= 'a' && d[i] <= 'f')))
-			return false;
-	return d[64] == '\0';
-}
-
-static bool
-fields_ok(const struct ab_netd_open *m)
-{
-	return m->ses != UINT32_MAX && m->uid != UINT32_MAX && m->init_pid >= 2 &&
-	    m->ncred <= AB_NETD_CRED_MAX && user_ok(m->user) && digest_ok(m->digest);
+	if (u == NULL)
+		return 0;
+	for (n = 0; u[n] != '\0'; n++)
+		if (n >= USER_MAX || u[n] < '!' || u[n] > '~')
+			return 0;
+	return n > 0;
 }
 
 int
-ab_netd_proto_encode(const struct ab_netd_open *m, char *buf, size_t cap, size_t *len)
+ab_netd_proto_open_encode(const struct ab_netd_open *m, char *buf, size_t size,
+    size_t *len)
 {
+	static const char hex[] = "0123456789abcdef";
+	char digest[2 * sizeof(m->digest) + 1];
+	size_t i;
 	int n;
 
-	if (!fields_ok(m))
+	if (!user_ok(m->user) || m->init_pid <= 0 || m->ncred > AB_NETD_CRED_MAX)
 		return -EINVAL;
-	n = snprintf(buf, cap, HEADER "ses=%u\nuid=%u\nuser=%s\ndigest=%s\ninit_pid=%d\n"
-	    "ncred=%u\n", m->ses, m->uid, m->user, m->digest, (int)m->init_pid, m->ncred);
-	if (n < 0 || (size_t)n >= cap || n > AB_NETD_MSG_MAX)
-		return -ENOBUFS;
+	for (i = 0; i < sizeof(m->digest); i++) {
+		digest[2 * i] = hex[m->digest[i] >> 4];
+		digest[2 * i + 1] = hex[m->digest[i] & 0xf];
+	}
+	digest[2 * i] = '\0';
+	n = snprintf(buf, size, AB_NETD_PROTO_MAGIC "\nop=open\nses=%u\nuid=%u\nuser=%s\n"
+	    "digest=%s\ninit_pid=%d\nncred=%u\n", (unsigned)m->ses, (unsigned)m->uid, m->user,
+	    digest, (int)m->init_pid, (unsigned)m->ncred);
+	if (n < 0 || (size_t)n >= size || n > AB_NETD_MSG_MAX)
+		return -EMSGSIZE;
 	*len = (size_t)n;
 	return 0;
+}
+
+int
+ab_netd_proto_reply_parse(const char *buf, size_t len, char *why, size_t whysize)
+{
+	static const char err[] = "error ";
+	size_t i, n;
+
+	if (whysize > 0)
+		why[0] = '\0';
+	if (len == 2 && memcmp(buf, "ok", 2) == 0)
+		return 0;
+	if (len > AB_NETD_REPLY_MAX || len <= sizeof(err) - 1 ||
+	    memcmp(buf, err, sizeof(err) - 1) != 0)
+		return -EBADMSG;
+	for (i = sizeof(err) - 1; i < len; i++)
+		if (buf[i] < ' ' || buf[i] > '~')
+			return -EBADMSG;	/* one printable line, nothing else */
+	if (whysize > 0) {
+		n = len - (sizeof(err) - 1);
+		if (n >= whysize)
+			n = whysize - 1;
+		memcpy(why, buf + sizeof(err) - 1, n);
+		why[n] = '\0';
+	}
+	return -EACCES;
 }
 
 /* The value of line "KEY=...\n" at *p, advancing *p past it. */
@@ -62,8 +85,7 @@ take(const char **p, const char *end, const char *key, const char **val, size_t 
 	if ((size_t)(end - *p) <= k || memcmp(*p, key, k) != 0 || (*p)[k] != '=')
 		return -EBADMSG;
 	*val = *p + k + 1;
-	nl = memchr(*val, '\n', (size_t)(end - *val));
-	if (nl == NULL)
+	if ((nl = memchr(*val, '\n', (size_t)(end - *val))) == NULL)
 		return -EBADMSG;
 	*vlen = (size_t)(nl - *val);
 	*p = nl + 1;
@@ -71,62 +93,79 @@ take(const char **p, const char *end, const char *key, const char **val, size_t 
 }
 
 static int
-take_u32(const char **p, const char *end, const char *key, uint32_t max, uint32_t *out)
+take_u32(const char **p, const char *end, const char *key, uint32_t min, uint32_t max,
+    uint32_t *out)
 {
 	const char *v;
-	size_t n, i;
 	uint64_t x = 0;
-	int r;
+	size_t n, i;
 
-	if ((r = take(p, end, key, &v, &n)) != 0)
-		return r;
-	if (n == 0 || n > 10 || (n > 1 && v[0] == '0'))
+	if (take(p, end, key, &v, &n) != 0 || n == 0 || n > 10 || (n > 1 && v[0] == '0'))
 		return -EBADMSG;
 	for (i = 0; i < n; i++) {
 		if (v[i] < '0' || v[i] > '9')
 			return -EBADMSG;
 		x = x * 10 + (uint64_t)(v[i] - '0');
 	}
-	if (x > max)
+	if (x < min || x > max)
 		return -EBADMSG;
 	*out = (uint32_t)x;
 	return 0;
 }
 
 static int
-take_str(const char **p, const char *end, const char *key, char *out, size_t cap)
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int
+take_digest(const char **p, const char *end, unsigned char out[32])
 {
 	const char *v;
-	size_t n;
-	int r;
+	size_t n, i;
 
-	if ((r = take(p, end, key, &v, &n)) != 0)
-		return r;
-	if (n >= cap || memchr(v, '\0', n) != NULL)
+	if (take(p, end, "digest", &v, &n) != 0 || n != 64)
 		return -EBADMSG;
-	memcpy(out, v, n);
-	out[n] = '\0';
+	for (i = 0; i < 32; i++) {
+		int hi = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EBADMSG;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
 	return 0;
 }
 
 int
-ab_netd_proto_decode(const char *buf, size_t len, struct ab_netd_open *m)
+ab_netd_proto_open_decode(const char *buf, size_t len, struct ab_netd_open *m,
+    char *user, size_t usersize)
 {
-	const char *p = buf, *end = buf + len;
+	static const char head[] = AB_NETD_PROTO_MAGIC "\nop=open\n";
+	const char *p = buf, *end = buf + len, *u;
 	uint32_t pid;
+	size_t n;
 
 	memset(m, 0, sizeof(*m));
-	if (len > AB_NETD_MSG_MAX || len < sizeof(HEADER) - 1 ||
-	    memcmp(buf, HEADER, sizeof(HEADER) - 1) != 0)
+	if (len > AB_NETD_MSG_MAX || len < sizeof(head) - 1 ||
+	    memcmp(buf, head, sizeof(head) - 1) != 0)
 		return -EBADMSG;
-	p += sizeof(HEADER) - 1;
-	if (take_u32(&p, end, "ses", UINT32_MAX - 1, &m->ses) != 0 ||
-	    take_u32(&p, end, "uid", UINT32_MAX - 1, &m->uid) != 0 ||
-	    take_str(&p, end, "user", m->user, sizeof(m->user)) != 0 ||
-	    take_str(&p, end, "digest", m->digest, sizeof(m->digest)) != 0 ||
-	    take_u32(&p, end, "init_pid", INT32_MAX, &pid) != 0 ||
-	    take_u32(&p, end, "ncred", AB_NETD_CRED_MAX, &m->ncred) != 0 || p != end)
+	p += sizeof(head) - 1;
+	if (take_u32(&p, end, "ses", 0, UINT32_MAX - 1, &m->ses) != 0 ||
+	    take_u32(&p, end, "uid", 0, UINT32_MAX - 1, &m->uid) != 0 ||
+	    take(&p, end, "user", &u, &n) != 0 || n >= usersize || memchr(u, '\0', n) != NULL)
+		return -EBADMSG;
+	memcpy(user, u, n);
+	user[n] = '\0';
+	m->user = user;
+	if (!user_ok(user) || take_digest(&p, end, m->digest) != 0 ||
+	    take_u32(&p, end, "init_pid", 2, INT32_MAX, &pid) != 0 ||
+	    take_u32(&p, end, "ncred", 0, AB_NETD_CRED_MAX, &m->ncred) != 0 || p != end)
 		return -EBADMSG;
 	m->init_pid = (int32_t)pid;
-	return fields_ok(m) ? 0 : -EBADMSG;
+	return 0;
 }

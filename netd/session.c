@@ -32,6 +32,7 @@
 
 #include "daemon.h"
 #include "loader.h"
+#include "policy.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -214,13 +215,14 @@ load_rules(struct ab_netd_daemon *d, const struct ab_netd_open *m,
 	   struct ab_netd_rules *rules, const char **why)
 {
 	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 };
-	char digest[65];
+	char digest[65], sent[65];
 	int r;
 
+	ab_digest_hex(m->digest, sent);
 	r = ab_netd_loader_load(d->loader_fd, m->user, digest, &allow, &deny, &priv);
 	if (r != 0)
 		*why = "policy does not load";
-	else if (strcmp(digest, m->digest) != 0)
+	else if (strcmp(digest, sent) != 0)
 		r = -ESTALE, *why = "policy changed";
 	else if (d->rules_file != NULL)
 		r = ab_netd_rules_load_file(d->rules_file, d->psl, rules);
@@ -386,7 +388,7 @@ ab_netd_session_open(struct ab_netd_daemon *d, int conn, const char **why)
 {
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
-	char buf[AB_NETD_MSG_MAX + 1];
+	char buf[AB_NETD_MSG_MAX + 1], user[AB_NETD_USER_MAX + 1];
 	int fds[AB_NETD_NFDS_MAX];
 	struct ab_netd_open m;
 	size_t len = 0, nfd = 0, i;
@@ -396,7 +398,9 @@ ab_netd_session_open(struct ab_netd_daemon *d, int conn, const char **why)
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0 || cr.uid != 0)
 		return *why = "not root", -EPERM;
 	r = recv_open(conn, buf, &len, fds, &nfd);
-	if (r == 0 && ab_netd_proto_decode(buf, len, &m) != 0)
+	/* The policy's user-name rule too: a name it refuses has no policy to apply. */
+	if (r == 0 && (ab_netd_proto_open_decode(buf, len, &m, user, sizeof(user)) != 0 ||
+		       !ab_user_name_valid(user)))
 		r = -EBADMSG, *why = "bad message";
 	else if (r == 0 && nfd != AB_NETD_FD_GATEWAY + m.ncred)
 		r = -EBADMSG, *why = "wrong number of fds";

@@ -142,7 +142,7 @@ int
 main(int argc, char **argv)
 {
 	const char *mode = argc > 4 ? argv[4] : "good";
-	struct ab_netd_open m = { .ncred = 0 };
+	struct ab_netd_open m = { .ncred = 0, .user = argv[2] };
 	struct ab_policy *p = NULL;
 	struct ab_diag diag = { 0 };
 	char msg[AB_NETD_MSG_MAX], reply[256];
@@ -155,10 +155,9 @@ main(int argc, char **argv)
 		return fprintf(stderr, "usage: netd-box SOCKET USER SES [MODE]\n"), 2;
 	if (ab_policy_load(NULL, argv[2], &p, &diag) != 0)
 		return fprintf(stderr, "netd-box: policy of %s does not load\n", argv[2]), 2;
-	ab_digest_hex(p->digest, m.digest);
+	memcpy(m.digest, p->digest, sizeof(m.digest));
 	if (strcmp(mode, "digest") == 0)
-		m.digest[0] = m.digest[0] == '0' ? '1' : '0';
-	snprintf(m.user, sizeof(m.user), "%s", argv[2]);
+		m.digest[0] ^= 1;
 	m.ses = (uint32_t)strtoul(argv[3], NULL, 10);
 	m.uid = 4242;
 	init = spawn_init();
@@ -166,7 +165,7 @@ main(int argc, char **argv)
 	if ((fds[0] = (int)syscall(SYS_pidfd_open, init, 0)) < 0)
 		fail("pidfd_open");
 	make_listeners(init, mode, fds);
-	if (ab_netd_proto_encode(&m, msg, sizeof(msg), &len) != 0)
+	if (ab_netd_proto_open_encode(&m, msg, sizeof(msg), &len) != 0)
 		fail("encode");
 	if (strcmp(mode, "notroot") == 0 && (setresgid(65534, 65534, 65534) != 0 ||
 	    setresuid(65534, 65534, 65534) != 0))
