@@ -113,14 +113,14 @@ take_u32(const char **p, const char *end, const char *key, uint32_t min, uint32_
 	return 0;
 }
 
+/* 0..15 for a lower-case hex digit, -1 otherwise (upper case too: one spelling). */
 static int
 hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	static const char digits[] = "0123456789abcdef";
+	const char *d = c != '\0' ? strchr(digits, c) : NULL;
+
+	return d != NULL ? (int)(d - digits) : -1;
 }
 
 static int
