@@ -204,7 +204,25 @@ request_ok(const struct conn *c)
 	return true;
 }
 
-/* HELLO: the ClientHello's SNI must name the CONNECT host; ECH is refused. */
+/*
+ * Whether a rule's text names its port ("host:22", "[::1]:22"), rather than taking 443
+ * by default: only such a rule lets a tunnel carry something other than TLS
+ * (netd/README.md).
+ */
+static bool
+port_named(const char *rule)
+{
+	const char *colon = rule != NULL ? strrchr(rule, ':') : NULL;
+
+	if (colon == NULL)
+		return false;
+	return rule[0] != '[' || colon > strchr(rule, ']');
+}
+
+/*
+ * HELLO: the ClientHello's SNI must name the CONNECT host; ECH is refused.  Not TLS at
+ * all: refused, unless the allowing rule names the port (and it is not 443).
+ */
 static enum ab_netd_reason
 read_hello(struct conn *c)
 {
@@ -212,7 +230,19 @@ read_hello(struct conn *c)
 	size_t used = 0;
 	int r = -EAGAIN;
 
+	bool named = port_named(c->rule) && c->http.req.port != AB_NETD_DEFAULT_PORT;
+
 	ab_sni_init(&c->sni);
+	if (named && c->nearly == 0) {
+		/* A rule that names this port may mean another protocol, and some speak
+		 * first (SSH's banner, SMTP): no bytes from the box soon, dial without. */
+		int w = wait_fd(c, c->fd, POLLIN, ab_netd_now_ms() + AB_NETD_FIRST_MS);
+
+		if (w == -ECANCELED)
+			return AB_NETD_R_LIMIT;
+		if (w == 0)
+			return AB_NETD_R_NONE;
+	}
 	if (c->nearly > 0)
 		r = ab_sni_feed(&c->sni, c->early, c->nearly, &used);
 	c->deadline = ab_netd_now_ms() + AB_NETD_HELLO_MS;
@@ -228,6 +258,8 @@ read_hello(struct conn *c)
 		r = ab_sni_feed(&c->sni, c->early + c->nearly, n, &used);
 		c->nearly += n;
 	}
+	if (r == -EPROTO && named)
+		return AB_NETD_R_NONE;		/* not TLS, on a port its rule names */
 	if (r != 0)
 		return AB_NETD_R_SNI_MISMATCH;	/* not TLS, or not one readable hello */
 	if (c->sni.res.ech)

@@ -21,6 +21,7 @@
 #define AB_NETD_HEAD_MS		10000	/* the whole request head within this */
 #define AB_NETD_DIAL_MS		10000
 #define AB_NETD_HELLO_MS	10000	/* the ClientHello after our 200 */
+#define AB_NETD_FIRST_MS	1000	/* a named port: the client's first bytes, or dial */
 #define AB_NETD_DNS_TCP_MS	10000	/* a DNS-over-TCP connection idle this long: closed */
 
 struct ab_netd_daemon {

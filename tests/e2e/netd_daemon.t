@@ -40,7 +40,7 @@ printf '[user:abnet]\nproject = /home/abnet/proj\nnetwork = loopback\n' > /etc/a
 chmod 0644 /etc/agentbox/agentbox.conf
 echo "$UP up.test other.test bad.up.test" >> /etc/hosts
 cat > "$T/rules" <<RULES
-allow_host = up.test up.test:80 $UP
+allow_host = up.test up.test:80 $UP up.test:8022
 deny_host = bad.up.test
 allow_private = $UP/32
 RULES
@@ -130,6 +130,13 @@ is "$(in_box $CURL -o /dev/null -w '%{http_connect}' https://10.77.$N.1/ 2>/dev/
 out=$(echo | in_box timeout 10 openssl s_client -proxy 127.0.0.1:3128 -connect up.test:443 \
     -servername other.test 2>&1)
 unlike "$out" "BEGIN CERTIFICATE" "a tunnel whose SNI is another name is cut before the upstream"
+
+# --- another protocol, only on a port its rule names; the server may speak first ---
+is "$(in_box $PY "$HERE/boxclient.py" tunnel up.test:8022)" \
+    "HTTP/1.1 200 Connection established|SSH-2.0-upstream" \
+    "a tunnel to a port its rule names carries a server-first protocol"
+is "$(in_box $PY "$HERE/boxclient.py" tunnel up.test:443 SSH-2.0-client 2>&1)" \
+    "HTTP/1.1 200 Connection established|" "on the default port a tunnel that is not TLS is cut"
 
 # --- DNS ---
 is "$(in_box $PY "$HERE/boxclient.py" dns up.test)" "rcode=0 addrs=$UP" \

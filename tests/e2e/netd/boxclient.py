@@ -2,6 +2,8 @@
 # and time; only ever 127.0.0.1.
 #   dns NAME          one UDP A query to 127.0.0.1:53: prints "rcode=N addrs=A,B"
 #   slow              sends half a request head and waits: prints what came back
+#   tunnel HOST:PORT [SAY]  CONNECT (then send SAY) and read what the upstream says first: prints the status
+#                     line and the first line after it
 #   flood N RATE      opens N connections to 3128 at RATE/s, holds them: prints how many
 #                     the daemon closed at once
 import socket, struct, sys, time
@@ -53,10 +55,31 @@ def flood(n, rate):
             closed += 1
     print("closed=%d" % closed)
 
+def tunnel(target, say=None):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+    s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+    if say:
+        s.sendall(say.encode() + b"\r\n")
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(1000)
+        if not chunk:
+            break
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    while b"\n" not in rest:
+        chunk = s.recv(1000)
+        if not chunk:
+            break
+        rest += chunk
+    print("%s|%s" % (head.split(b"\r\n")[0].decode(), rest.split(b"\r\n")[0].decode()))
+
 cmd = sys.argv[1]
 if cmd == "dns":
     dns(sys.argv[2])
 elif cmd == "slow":
     slow()
+elif cmd == "tunnel":
+    tunnel(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
 elif cmd == "flood":
     flood(int(sys.argv[2]), float(sys.argv[3]))

@@ -23,5 +23,18 @@ def serve(port, tls):
         s.socket = ctx.wrap_socket(s.socket, server_side=True)
     s.serve_forever()
 
+def banner():
+    # A protocol whose server speaks first (SSH, SMTP): 8022.
+    import socket
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("0.0.0.0", 8022))
+    ls.listen()
+    while True:
+        c, _ = ls.accept()
+        c.sendall(b"SSH-2.0-upstream\r\n")
+        c.close()
+
 threading.Thread(target=serve, args=(80, False), daemon=True).start()
+threading.Thread(target=banner, daemon=True).start()
 serve(443, True)
