@@ -36,6 +36,21 @@ dns_resolve(void *ctx, const char *name, int family, struct sockaddr_storage *ou
 	return ab_netd_resolve(ctx, name, family, out, max, n, &why, NULL);
 }
 
+/* A refused name's record, with the deny rule that refused it, if one did. */
+static void
+record_refusal(struct ab_netd_session *s, const struct ab_netd_dns_verdict *v)
+{
+	struct ab_netd_event ev = {
+		.ses = s->ses, .uid = s->uid, .user = s->user, .proto = "dns",
+		.event = "deny", .host = v->name[0] ? v->name : "?",
+		.port = AB_NETD_PORT_DNS, .reason = AB_NETD_R_NO_RULE,
+	};
+
+	if (v->name[0] != '\0')
+		(void)ab_netd_decide_dns_name(&s->rules, v->name, &ev.reason, &ev.rule);
+	ab_netd_record(s->d->rec, &ev, ab_netd_now_ms());
+}
+
 /* One query: the reply into out, and the record of a refusal. */
 static int
 answer(struct ab_netd_session *s, const uint8_t *in, size_t len, bool tcp, uint8_t *out,
@@ -48,8 +63,7 @@ answer(struct ab_netd_session *s, const uint8_t *in, size_t len, bool tcp, uint8
 	memset(&v, 0, sizeof(v));
 	r = ab_netd_dns_answer(&hooks, in, len, tcp, out, cap, outlen, &v);
 	if (r == 0 && v.rcode == AB_NETD_DNS_REFUSED && (!v.decided || !v.allowed))
-		ab_netd_conn_deny(s, "dns", v.name[0] ? v.name : "?", AB_NETD_PORT_DNS,
-				  AB_NETD_R_NO_RULE);
+		record_refusal(s, &v);
 	return r;
 }
 

@@ -9,7 +9,7 @@ E2E_NO_INSTALL=1
 . "$(dirname "$0")/lib-e2e.sh"
 e2e_enter_private_world "$@"
 
-NETD=$BUILD/agentbox-netd
+NETD=${AB_NETD:-$BUILD/agentbox-netd}	# AB_NETD: another build (a sanitized one)
 BOX=$BUILD/tests/netd-box
 HERE=$TOP/tests/e2e/netd
 for t in "$NETD" "$BOX"; do [ -x "$t" ] || skip_all "$t not built (make)"; done
@@ -143,6 +143,8 @@ is "$(in_box $PY "$HERE/boxclient.py" dns up.test)" "rcode=0 addrs=$UP" \
     "DNS: an allowed name is answered with its checked address"
 is "$(in_box $PY "$HERE/boxclient.py" dns other.test)" "rcode=5 addrs=" \
     "DNS: a name no rule allows is REFUSED"
+is "$(in_box $PY "$HERE/boxclient.py" dns bad.up.test)" "rcode=5 addrs=" \
+    "DNS: a name a deny rule names is REFUSED"
 
 # Five denials of one name within a second, and nothing else for the loop to do (UDP
 # DNS is answered off the loop): the folded four must still be written.
@@ -169,7 +171,9 @@ rec "ses=$SES1 .*event=deny host=\"bad.up.test\" .*rule=\"bad.up.test\" reason=\
     "deny-rule denial names the rule"
 rec "ses=$SES1 .*event=deny host=\"10.77.$N.1\" .*reason=\"no-rule\"" "IP literal denial"
 rec "ses=$SES1 .*event=deny host=\"up.test\" .*reason=\"sni-mismatch\"" "SNI mismatch"
-rec "ses=$SES1 .*proto=dns event=deny host=\"other.test\"" "DNS denial"
+rec "ses=$SES1 .*proto=dns event=deny host=\"other.test\" .*reason=\"no-rule\"" "DNS denial"
+rec "ses=$SES1 .*proto=dns event=deny host=\"bad.up.test\" .*rule=\"bad.up.test\" reason=\"deny-rule\"" \
+    "DNS denial by a deny rule names it"
 rec "ses=$SES1 .*reason=\"timeout\"" "head deadline"
 rec "ses=$SES1 .*reason=\"bad-request\"" "Proxy-Authorization refused"
 
