@@ -26,6 +26,15 @@ $(NETD_BIN): $(NETD_DAEMON_SRCS:%.c=$(B)/%.o) $(NETD_LIB) $(POLICY_LIB) $(UTIL_L
 
 ALL += $(NETD_LIB) $(NETD_BIN)
 
+# The daemon under ASan+UBSan, for AB_NETD=$(B)/san/agentbox-netd prove
+# tests/e2e/netd_daemon.t (with ASAN_OPTIONS=detect_leaks=0: LeakSanitizer cannot
+# ptrace a process that changed its uid).
+NETD_SAN := $(B)/san/agentbox-netd
+$(NETD_SAN): $(NETD_DAEMON_SRCS:%.c=$(B)/san/%.o) $(NETD_SRCS:%.c=$(B)/san/%.o) \
+    $(POLICY_LIB_SAN) $(UTIL_LIB_SAN)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(filter %.o,$^) $(POLICY_LIB_SAN) \
+	  $(UTIL_LIB_SAN) $(POLICY_LIBS) $(NETD_PSL_LIBS) $(NETD_DAEMON_LIBS)
+
 # make install: the daemon, and (a real install, not a staged DESTDIR one) its system
 # user, so the daemon can start right after.  The Debian package creates the user in
 # its postinst instead (debian/agentbox.postinst).  Never removed by uninstall: files a

@@ -98,7 +98,7 @@ ROOT_TESTS     += $(sort $(wildcard tests/e2e/*.t)) $(sort $(wildcard tests/esca
 ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT) $(PAM_SAN_SO) $(T)/pam_try $(T)/pam_try_san \
                   $(B)/agentbox-shell $(T)/shell-apply $(B)/try-op $(B)/agentbox-audit \
                   $(AUDIT_SAN) $(T)/record-session $(ADMIN_BIN) $(B)/escape/esc \
-                  $(NETD_BIN) $(T)/netd-box
+                  $(NETD_BIN) $(NETD_SAN) $(T)/netd-box
 
 # netd-box plays the PAM side of a proxy-mode login for tests/e2e/netd_daemon.t.
 $(T)/netd-box: $(B)/tests/netd-box.o $(B)/netd/proto.o $(POLICY_LIB) $(UTIL_LIB)
