@@ -8,9 +8,11 @@
  * that: it runs as agentbox-netd, NO_NEW_PRIVS, dies with the daemon, and its one input
  * is a user name the daemon has validated.  The daemon itself keeps CAP_AUDIT_WRITE only.
  *
- * Protocol on a SOCK_SEQPACKET pair: request "USER"; reply messages "digest HEX", then
- * "allow RULE", "deny RULE", "priv CIDR" (each at most AB_NETD_RULE_TEXT_MAX bytes), then
- * "end"; or one "error -ERRNO".
+ * Protocol on a SOCK_SEQPACKET pair: request "ID USER"; reply messages, each "ID " and:
+ * "digest HEX", then "allow RULE", "deny RULE", "priv CIDR" (each at most
+ * AB_NETD_RULE_TEXT_MAX bytes), then "end"; or one "error -ERRNO".  The daemon waits at
+ * most AB_NETD_LOADER_MS (a login waits on it) and skips replies to requests it gave up
+ * on, which the ID tells apart.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cap-ng.h>
@@ -31,10 +34,10 @@
 #define LINE_MAX_ (AB_NETD_RULE_TEXT_MAX + 16)
 
 static int
-send_line(int fd, const char *kind, const char *text)
+send_line(int fd, unsigned id, const char *kind, const char *text)
 {
 	char buf[LINE_MAX_];
-	int n = snprintf(buf, sizeof(buf), "%s %s", kind, text);
+	int n = snprintf(buf, sizeof(buf), "%u %s %s", id, kind, text);
 
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -E2BIG;
@@ -42,19 +45,19 @@ send_line(int fd, const char *kind, const char *text)
 }
 
 static int
-send_list(int fd, const char *kind, const struct ab_strv *sv)
+send_list(int fd, unsigned id, const char *kind, const struct ab_strv *sv)
 {
 	size_t i;
 	int r;
 
 	for (i = 0; i < sv->n; i++)
-		if ((r = send_line(fd, kind, sv->v[i])) != 0)
+		if ((r = send_line(fd, id, kind, sv->v[i])) != 0)
 			return r;
 	return 0;
 }
 
 static void
-serve_one(int fd, const char *user)
+serve_one(int fd, unsigned id, const char *user)
 {
 	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 };
 	struct ab_diag diag = { 0 };
@@ -69,15 +72,15 @@ serve_one(int fd, const char *user)
 	ab_diag_free(&diag);
 	if (r == 0) {
 		ab_digest_hex(p->digest, hex);
-		if ((r = send_line(fd, "digest", hex)) == 0 &&
-		    (r = send_list(fd, "allow", &allow)) == 0 &&
-		    (r = send_list(fd, "deny", &deny)) == 0 &&
-		    (r = send_list(fd, "priv", &priv)) == 0)
-			(void)send(fd, "end", 3, MSG_NOSIGNAL);
+		if ((r = send_line(fd, id, "digest", hex)) == 0 &&
+		    (r = send_list(fd, id, "allow", &allow)) == 0 &&
+		    (r = send_list(fd, id, "deny", &deny)) == 0 &&
+		    (r = send_list(fd, id, "priv", &priv)) == 0)
+			r = send_line(fd, id, "end", "-");
 	}
 	if (r != 0) {
-		snprintf(err, sizeof(err), "error %d", r);
-		(void)send(fd, err, strlen(err), MSG_NOSIGNAL);
+		snprintf(err, sizeof(err), "%d", r);
+		(void)send_line(fd, id, "error", err);
 	}
 	ab_policy_free(p);
 	ab_strv_free(&allow);
@@ -89,7 +92,8 @@ serve_one(int fd, const char *user)
 static void __attribute__((noreturn))
 loader_main(int fd, uid_t uid, gid_t gid)
 {
-	char user[AB_NETD_USER_MAX + 2];
+	char req[16 + AB_NETD_USER_MAX + 2], user[AB_NETD_USER_MAX + 2];
+	unsigned id;
 	ssize_t n;
 
 	if (dup2(fd, 3) != 3 || close_range(4, ~0U, 0) != 0)
@@ -103,9 +107,10 @@ loader_main(int fd, uid_t uid, gid_t gid)
 	    capng_change_id((int)uid, (int)gid, CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || setuid(0) == 0)
 		_exit(1);
-	while ((n = recv(fd, user, sizeof(user) - 1, 0)) > 0) {
-		user[n] = '\0';
-		serve_one(fd, user);
+	while ((n = recv(fd, req, sizeof(req) - 1, 0)) > 0) {
+		req[n] = '\0';
+		if (sscanf(req, "%u %33s", &id, user) == 2)
+			serve_one(fd, id, user);
 	}
 	_exit(0);
 }
@@ -129,39 +134,56 @@ ab_netd_loader_start(uid_t uid, gid_t gid, int *out, pid_t *pid)
 		loader_main(sv[1], uid, gid);
 	}
 	close(sv[1]);
+	struct timeval tv = { AB_NETD_LOADER_MS / 1000, (AB_NETD_LOADER_MS % 1000) * 1000 };
+
+	if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+		close(sv[0]);
+		return -errno;
+	}
 	*out = sv[0];
 	return 0;
 }
 
-/* One reply message into buf (NUL-terminated); 0 or -errno. */
+/*
+ * The next reply message to request ID into buf (NUL-terminated, the ID and its blank
+ * cut off); replies to requests given up on are skipped.  0, -ETIMEDOUT, -EPIPE, -errno.
+ */
 static int
-recv_line(int fd, char *buf, size_t cap)
+recv_line(int fd, unsigned id, char *buf, size_t cap)
 {
-	ssize_t n = recv(fd, buf, cap - 1, 0);
+	for (;;) {
+		ssize_t n = recv(fd, buf, cap - 1, 0);
+		unsigned got;
+		int off = 0;
 
-	if (n <= 0)
-		return n == 0 ? -EPIPE : -errno;
-	buf[n] = '\0';
-	return 0;
+		if (n <= 0)
+			return n == 0 ? -EPIPE : errno == EAGAIN ? -ETIMEDOUT : -errno;
+		buf[n] = '\0';
+		if (sscanf(buf, "%u %n", &got, &off) == 1 && off > 0 && got == id) {
+			memmove(buf, buf + off, (size_t)n - (size_t)off + 1);
+			return 0;
+		}
+	}
 }
 
 int
-ab_netd_loader_load(int fd, const char *user, char digest[65], struct ab_strv *allow,
-		    struct ab_strv *deny, struct ab_strv *priv)
+ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65],
+		    struct ab_strv *allow, struct ab_strv *deny, struct ab_strv *priv)
 {
 	char line[LINE_MAX_];
-	int r, e;
+	int r, e, n;
 
-	if (send(fd, user, strlen(user), MSG_NOSIGNAL) < 0)
-		return -errno;
-	if ((r = recv_line(fd, line, sizeof(line))) != 0)
+	n = snprintf(line, sizeof(line), "%u %s", id, user);
+	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != n)
+		return -EPIPE;
+	if ((r = recv_line(fd, id, line, sizeof(line))) != 0)
 		return r;
 	if (sscanf(line, "error %d", &e) == 1)
 		return e < 0 ? e : -EIO;
 	if (strncmp(line, "digest ", 7) != 0 || strlen(line + 7) != 64)
 		return -EPROTO;
 	memcpy(digest, line + 7, 65);
-	while ((r = recv_line(fd, line, sizeof(line))) == 0 && strcmp(line, "end") != 0) {
+	while ((r = recv_line(fd, id, line, sizeof(line))) == 0 && strcmp(line, "end -") != 0) {
 		struct ab_strv *sv = strncmp(line, "allow ", 6) == 0 ? allow
 				   : strncmp(line, "deny ", 5) == 0 ? deny
 				   : strncmp(line, "priv ", 5) == 0 ? priv : NULL;

@@ -219,7 +219,8 @@ load_rules(struct ab_netd_daemon *d, const struct ab_netd_open *m,
 	int r;
 
 	ab_digest_hex(m->digest, sent);
-	r = ab_netd_loader_load(d->loader_fd, m->user, digest, &allow, &deny, &priv);
+	r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest, &allow, &deny,
+				&priv);
 	if (r != 0)
 		*why = "policy does not load";
 	else if (strcmp(digest, sent) != 0)
