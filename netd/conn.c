@@ -479,7 +479,9 @@ forward_head(struct conn *c)
 					    "trailer", "upgrade" };
 	const struct ab_http_request *rq = &c->http.req;
 	const char *h = c->http.head;
-	char *out = malloc(AB_HTTP_HEAD_MAX + 64);
+	/* The head, plus at most a blank after each field's colon and our Connection line
+	 * (a leading '/' at most makes up for "http://H" the URI loses). */
+	char *out = malloc(AB_HTTP_HEAD_MAX + AB_HTTP_FIELDS_MAX + 64);
 	size_t n = 0, i, k;
 	int r;
 
