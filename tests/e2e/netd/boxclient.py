@@ -4,6 +4,9 @@
 #   slow              sends half a request head and waits: prints what came back
 #   tunnel HOST:PORT [SAY]  CONNECT (then send SAY) and read what the upstream says first: prints the status
 #                     line and the first line after it
+#   bighead           an absolute-form GET whose head is exactly 16384 bytes with 64
+#                     fields written without a blank after the colon: prints the
+#                     status line and the body
 #   flood N RATE      opens N connections to 3128 at RATE/s, holds them: prints how many
 #                     the daemon closed at once
 import socket, struct, sys, time
@@ -74,6 +77,23 @@ def tunnel(target, say=None):
         rest += chunk
     print("%s|%s" % (head.split(b"\r\n")[0].decode(), rest.split(b"\r\n")[0].decode()))
 
+def bighead():
+    fields = "Host:up.test:80\r\n" + "".join("x%02d:v\r\n" % i for i in range(63))
+    line = "GET http://up.test:80/%s HTTP/1.1\r\n"
+    pad = 16384 - len(line % "") - len(fields) - 2
+    head = (line % ("a" * pad)) + fields + "\r\n"
+    assert len(head) == 16384
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+    s.sendall(head.encode())
+    data = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    lines = data.split(b"\r\n")
+    print("%s|%s" % (lines[0].decode(), lines[-1].decode().strip()))
+
 cmd = sys.argv[1]
 if cmd == "dns":
     dns(sys.argv[2])
@@ -81,5 +101,7 @@ elif cmd == "slow":
     slow()
 elif cmd == "tunnel":
     tunnel(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+elif cmd == "bighead":
+    bighead()
 elif cmd == "flood":
     flood(int(sys.argv[2]), float(sys.argv[3]))
