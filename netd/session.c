@@ -131,30 +131,45 @@ check_listener(int fd, int type, uint16_t port, ino_t *ino)
 	return 0;
 }
 
-/* Is inode ino listed in /proc/PID/net/FILE as bound to 127.0.0.1:port? */
+/* A listener to find in init's namespace. */
+struct want {
+	ino_t ino;
+	uint16_t port;
+	bool found;
+};
+
+/*
+ * Find every WANT (bound to 127.0.0.1:port, that inode) in /proc/PID/net/FILE, reading no
+ * further than needed: the kernel lists listening sockets first and walks its whole
+ * socket hash (about 1 ms on a large host) only for what a read asks beyond them, and a
+ * login waits on this.  0 when all were found, -EXDEV when not, -errno.
+ */
 static int
-in_netns_of(pid_t pid, const char *file, ino_t ino, uint16_t port)
+ns_find(pid_t pid, const char *file, struct want *want, size_t n)
 {
-	char path[64], line[512], want[32];
-	unsigned long long inode;
-	bool found = false;
+	char path[64], line[512];
+	size_t left = n, i;
 	unsigned lines = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)pid, file);
-	snprintf(want, sizeof(want), "0100007F:%04X", port);
 	if ((f = fopen(path, "re")) == NULL)
 		return -errno;
+	setvbuf(f, NULL, _IOFBF, 256);	/* small reads: the kernel stops early */
 	/* A fresh namespace holds a handful of sockets: a long list is not the box's. */
-	while (!found && lines++ < 4096 && fgets(line, sizeof(line), f) != NULL) {
-		char local[64];
+	while (left > 0 && lines++ < 4096 && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long ino;
+		unsigned port;
 
-		if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %llu", local,
-		    &inode) == 2 && inode == (unsigned long long)ino && strcmp(local, want) == 0)
-			found = true;
+		if (sscanf(line, " %*s 0100007F:%x %*s %*s %*s %*s %*s %*s %*s %llu", &port,
+		    &ino) != 2)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!want[i].found && want[i].ino == (ino_t)ino && want[i].port == port)
+				want[i].found = true, left--;
 	}
 	fclose(f);
-	return found ? 0 : -EXDEV;
+	return left == 0 ? 0 : -EXDEV;
 }
 
 static int
@@ -168,11 +183,10 @@ netns_cookie(int fd, uint64_t *cookie)
 static const struct {
 	int type;
 	uint16_t port;
-	const char *procfile;
 } fd_kinds[] = {
-	[AB_NETD_FD_PROXY] = { SOCK_STREAM, AB_NETD_PORT_PROXY, "tcp" },
-	[AB_NETD_FD_DNS_UDP] = { SOCK_DGRAM, AB_NETD_PORT_DNS, "udp" },
-	[AB_NETD_FD_DNS_TCP] = { SOCK_STREAM, AB_NETD_PORT_DNS, "tcp" },
+	[AB_NETD_FD_PROXY] = { SOCK_STREAM, AB_NETD_PORT_PROXY },
+	[AB_NETD_FD_DNS_UDP] = { SOCK_DGRAM, AB_NETD_PORT_DNS },
+	[AB_NETD_FD_DNS_TCP] = { SOCK_STREAM, AB_NETD_PORT_DNS },
 };
 
 /* Every listener: the right socket, in the lifeline's namespace, not in ours. */
@@ -180,8 +194,9 @@ static int
 check_fds(struct ab_netd_daemon *d, int pidfd, pid_t pid, const int *fds, size_t nfd,
 	  const char **why)
 {
+	struct want tcp[AB_NETD_NFDS_MAX], udp[1];
+	size_t i, ntcp = 0, nudp = 0;
 	uint64_t first = 0, c;
-	size_t i;
 	pid_t got;
 
 	if (pidfd_pid(pidfd, &got) != 0 || got != pid)
@@ -198,9 +213,13 @@ check_fds(struct ab_netd_daemon *d, int pidfd, pid_t pid, const int *fds, size_t
 		if (netns_cookie(fds[i], &c) != 0 || (i > 1 && c != first) || c == d->own_netns)
 			return *why = "listeners not in one session namespace", -EXDEV;
 		first = c;
-		if (in_netns_of(pid, gw ? "tcp" : fd_kinds[i].procfile, ino, port) != 0)
-			return *why = "a listener is not in init's namespace", -EXDEV;
+		if (type == SOCK_STREAM)
+			tcp[ntcp++] = (struct want){ ino, port, false };
+		else
+			udp[nudp++] = (struct want){ ino, port, false };
 	}
+	if (ns_find(pid, "tcp", tcp, ntcp) != 0 || ns_find(pid, "udp", udp, nudp) != 0)
+		return *why = "a listener is not in init's namespace", -EXDEV;
 	if (!pidfd_alive(pidfd))
 		return *why = "init exited", -ESRCH;
 	return 0;
