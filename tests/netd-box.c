@@ -4,6 +4,7 @@
  * namespace with lo up, create the listeners inside it, send the open message with the
  * fds over the control socket, print "PID REPLY" and exit 0 for "ok", 1 otherwise.  The
  * stand-in keeps running (its namespace is the box's): kill PID ends the session.
+ * Standard error says how long the open took (connect to reply).
  *
  *   netd-box SOCKET USER SES [MODE]
  *   MODE: good (default), hostns (listeners in our own namespace), port (the proxy
@@ -24,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -148,6 +150,7 @@ main(int argc, char **argv)
 	char msg[AB_NETD_MSG_MAX], reply[256];
 	int fds[AB_NETD_NFDS_MAX], fd;
 	size_t len;
+	struct timespec t0, t1;
 	ssize_t n;
 	pid_t init;
 
@@ -170,13 +173,18 @@ main(int argc, char **argv)
 	if (strcmp(mode, "notroot") == 0 && (setresgid(65534, 65534, 65534) != 0 ||
 	    setresuid(65534, 65534, 65534) != 0))
 		fail("setuid");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fd = send_open(argv[1], msg, len, fds, strcmp(mode, "fds") == 0 ? 3 : 4);
 	/* As PAM does: our copies of the listeners go, whatever the reply. */
 	close(fds[1]);
 	close(fds[2]);
 	close(fds[3]);
 	n = recv(fd, reply, sizeof(reply) - 1, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	reply[n > 0 ? n : 0] = '\0';
 	printf("%d %s\n", (int)init, n > 0 ? reply : "(no reply)");
+	/* What the daemon adds to a login: connect, send, its checks, the reply. */
+	fprintf(stderr, "netd-box: open answered in %ld us\n",
+		(long)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000));
 	return strcmp(reply, "ok") == 0 ? 0 : 1;
 }

@@ -94,14 +94,16 @@ is "$(stat -c %a "$T/control")" 600 "the control socket is 0600"
 
 # --- the open: refusals first ---
 for mode in hostns port digest fds; do
-	out=$("$BOX" "$T/control" abnet $SES3 $mode 2>&1); rc=$?
+	out=$("$BOX" "$T/control" abnet $SES3 $mode 2>/dev/null); rc=$?
 	pid=${out%% *}; kill -9 "$pid" 2>/dev/null
 	[ $rc = 1 ] && [ "${out#* }" != ok ] && ok "open refused: $mode (${out#* })" ||
 	    not_ok "open refused: $mode (rc=$rc: $out)"
 done
 must_fail "$BOX" "$T/control" abnet $SES3 notroot
 
-out=$("$BOX" "$T/control" abnet $SES1) || e2e_die "open: $out $(tail -5 "$T/daemon.log")"
+out=$("$BOX" "$T/control" abnet $SES1 2>"$T/box.err") ||
+    e2e_die "open: $out $(cat "$T/box.err") $(tail -5 "$T/daemon.log")"
+diag "$(cat "$T/box.err")"
 INIT1=${out%% *}
 defer "kill -9 $INIT1"
 ok "session opened: $out"
@@ -210,7 +212,7 @@ kill -0 $CURLPID 2>/dev/null && not_ok "the tunnel's client saw the close" ||
     ok "registry file removed at the end"
 
 # --- restart: the daemon goes, a session is cut off; the next daemon ends it ---
-out=$("$BOX" "$T/control" abnet $SES2) || e2e_die "open 2: $out"
+out=$("$BOX" "$T/control" abnet $SES2 2>/dev/null) || e2e_die "open 2: $out"
 INIT2=${out%% *}
 defer "kill -9 $INIT2"
 nsenter -t "$INIT2" -n $CURL --cacert "$T/cert.pem" https://up.test/slow >/dev/null 2>&1 &
