@@ -297,6 +297,36 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 	fputc('\n', f);
 }
 
+/* What the session's own records say the kernel lost during it (ab_session_span_lost;
+ * an open one is judged in the completeness report, against the counter now). */
+static void
+lost_json(FILE *f, const struct ab_session *s)
+{
+	uint64_t n;
+	enum ab_span v = ab_session_span_lost(s, 0, 0, &n);
+
+	fputs(",\"lost_during\":", f);
+	if (v == AB_SPAN_CLEAN || v == AB_SPAN_LOST)
+		fprintf(f, "%ju", (uintmax_t)n);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"lost_judged\":\"%s\"", v == AB_SPAN_HOST ? "host" : v == AB_SPAN_OPEN ?
+	    "open" : v == AB_SPAN_BAD ? "unreadable" : "span");
+}
+
+/* The sessions row's mark for a session whose span lost records or cannot be judged. */
+static void
+lost_mark(FILE *f, const struct ab_session *s)
+{
+	uint64_t n;
+	enum ab_span v = ab_session_span_lost(s, 0, 0, &n);
+
+	if (v == AB_SPAN_LOST)
+		fprintf(f, " [%ju audit record(s) lost during it]", (uintmax_t)n);
+	else if (v == AB_SPAN_BAD)
+		fputs(" [lost counter in its records unreadable]", f);
+}
+
 static void
 session_json(FILE *f, const struct ab_session *s)
 {
@@ -340,6 +370,7 @@ session_json(FILE *f, const struct ab_session *s)
 	fprintf(f, ",\"connections_allowed\":%ju,\"connections_denied\":%ju,\"net_end\":",
 	    (uintmax_t)s->net_allowed, (uintmax_t)s->net_denied);
 	json_str_or_null(f, str_of_cstr(s->net_end));
+	lost_json(f, s);
 	fputs("}\n", f);
 }
 
@@ -440,6 +471,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		}
 		denial_counts(o->f, s, filtered, "");
 		net_counts(o->f, s);
+		lost_mark(o->f, s);
 		if (s->shared || s->logins > 1)
 			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
 			    s->shared ? ", loginuid immutable" : "");

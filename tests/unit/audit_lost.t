@@ -40,6 +40,19 @@ for e in fast auparse; do
 	is "$(run)" 0 "$e: no session selected: the host-wide verdict, as before"
 	unlike "$(cat "$tmp/out")" "losses: judged on" "$e: no session selected: no span verdict"
 done
+# sessions says which sessions are affected: a mark on the row, lost_during in --json.
+out=$("$AA" sessions --input "$F" 2>/dev/null)
+like "$out" "[5 audit record(s) lost during it]" "sessions: session 202's row says it lost 5"
+like "$(grep '^205' <<< "$out")" "[lost counter in its records unreadable]" \
+	"sessions: a hostile lost= is marked unreadable"
+unlike "$(grep '^201' <<< "$out")" "lost" "sessions: a clean span carries no mark"
+out=$("$AA" sessions --json --input "$F" 2>/dev/null)
+like "$(grep '"session":202,' <<< "$out")" '"lost_during":5,"lost_judged":"span"' \
+	"sessions --json: lost_during of a closed session"
+like "$(grep '"session":204,' <<< "$out")" '"lost_during":null,"lost_judged":"host"' \
+	"sessions --json: older records: judged by the host"
+like "$(grep '"session":203,' <<< "$out")" '"lost_during":null,"lost_judged":"open"' \
+	"sessions --json: an open session: null"
 # The two engines' reports, word for word.
 for sel in "--session 202" "--session 203" "--user abt_l1" "--session 207"; do
 	# shellcheck disable=SC2086
