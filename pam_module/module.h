@@ -40,6 +40,7 @@ struct ab_sess {
 	int			 netd_fd;	/* proxy: connected to agentbox-netd, or -1 */
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
+	long long		 audit_lost;	/* kernel's lost counter before step 3; -1 unknown */
 	char			 why[512];	/* reason of the first failure, for the auth log */
 };
 
@@ -94,9 +95,10 @@ int	ab_planfile_write(struct ab_sess *s);
 
 /* auditrec.c: audit records (docs/audit-records.md).  ab_auditrec_open returns an fd or
  * -errno and asks whether audit is on; ab_auditrec_enabled reads the answer: 1 on, 0 off,
- * -1 unknown. */
+ * -1 unknown, and the kernel's lost counter in *LOST (-1 unknown).  ab_auditrec_end asks
+ * for the counter again and writes it in the end record. */
 int	ab_auditrec_open(void);
-int	ab_auditrec_enabled(int fd);
+int	ab_auditrec_enabled(int fd, long long *lost);
 int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
 int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
