@@ -13,11 +13,7 @@ U=abt_st1
 PROJ=/home/abt_st1-project
 PORT=2209
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
-for try in 1 2 3 4 5; do
-	e2e_enroll "$U" --project "$PROJ" && break
-	[ "$try" = 5 ] && e2e_die "enroll $U"
-	sleep $((RANDOM % 3 + 1))
-done
+e2e_enroll_retry "$U" --project "$PROJ"
 uid=$(id -u "$U")
 # The debug line times the steps, the new "stray" one among them.
 sed -i -E 's/^(session.*pam_agentbox\.so.*[^g])$/\1 debug/' /etc/pam.d/common-session
