@@ -69,13 +69,9 @@ kill "$serve_pid"; wait "$serve_pid" 2>/dev/null; rm -f "$P/.esc-scm.sock"
 
 # S10/S11 (the first defence, enroll's deny ACLs): root starts the server only once the
 # session is in (the login gate cannot see a process that does not exist yet).
-# The session says so with a file in the project (sshd's monitor runs as the agent's
-# euid for a moment while it reads authorized_keys, so ps cannot tell).
-( i=0; while [ ! -e "$P/.esc-session-in" ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || exit 1; sleep 0.1; done
-  exec "${SERVE[@]}" 2 >/dev/null ) &
+(esc_after_login exec "${SERVE[@]}" 2 >/dev/null) &
 serve_pid=$!
-defer "kill $serve_pid; rm -f $P/.esc-session-in"
+defer "kill $serve_pid"
 
 esc_begin sockets
 attempt S01 "connect to the host's docker socket"         '!OK' 'rec?' unix /run/docker.sock
@@ -87,7 +83,7 @@ attempt S06 "connect to a tmux server of the agent's uid outside" '!OK' 'rec?' u
 attempt S07 "connect to X11's abstract socket"            '!OK' 'rec?' abstract /tmp/.X11-unix/X77
 attempt S08 "connect to a host service's abstract socket" '!OK' 'rec?' abstract abt-esc-host-service
 attempt S09 "connect to another agent session's abstract socket" '!OK' 'rec?' abstract abt-esc-other-session
-echo "touch $P/.esc-session-in" >> "$ESC_SCRIPT"
+esc_session_in
 echo "i=0; while [ ! -S $P/.esc-scm.sock ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done" >> "$ESC_SCRIPT"
 attempt S10 "SCM_RIGHTS fd of the outside / from a same-uid process: read .env through it" '!OK' 'rec?' scm-recv "$P/.esc-scm.sock" "${P#/}/.env"
 attempt S11 "SCM_RIGHTS fd of the outside /: read the developer's notes" '!OK' 'rec?' scm-recv "$P/.esc-scm.sock" "${DH#/}/notes.txt"
