@@ -36,7 +36,7 @@ DEPFLAGS := -MMD -MP
 # makefiles, and quietly: on a fresh machine `make check` and `make demo` install
 # the packages before they build anything.  $(B)/pkgs.ok says once what is missing.
 pkg = $(shell pkg-config $1 2>/dev/null)
-PKGS := pam libseccomp audit auparse inih nettle libacl libpsl openssl
+PKGS := pam libseccomp audit auparse inih nettle libacl libpsl openssl libcap-ng
 
 # Paths compiled into the programs: the privileged half must never take them from the
 # environment of the process it runs in (su and sudo are started by the caller).

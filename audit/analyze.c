@@ -359,6 +359,51 @@ refusal_selected(const struct ab_review *rv, const struct ab_refusal *r)
 	return 1;
 }
 
+/* lost=N of a session record: AB_LOST_NONE absent; AB_LOST_OK a 32-bit count (the
+ * kernel's is a u32) in *V; AB_LOST_BAD anything else (empty, a sign, quoted, not
+ * digits, too big): never read as a count, so it cannot make a span look clean. */
+static int
+lost_field(const struct ab_rec *r, uint64_t *v)
+{
+	struct ab_str raw;
+	uint64_t n = 0;
+
+	if (ab_rec_field(r, "lost", 1, &raw) != 0)
+		return AB_LOST_NONE;
+	if (raw.n == 0 || raw.n > 10)
+		return AB_LOST_BAD;
+	for (size_t i = 0; i < raw.n; i++) {
+		if (raw.p[i] < '0' || raw.p[i] > '9')
+			return AB_LOST_BAD;
+		n = n * 10 + (uint64_t)(raw.p[i] - '0');
+	}
+	if (n > UINT32_MAX)
+		return AB_LOST_BAD;
+	*v = n;
+	return AB_LOST_OK;
+}
+
+/* Fold the lost= of a start (START) or end record into S: the first sets it, later ones
+ * (several logins sharing a ses) widen the span, lowest start and highest end; one that
+ * disagrees about having a value makes it bad. */
+static void
+session_lost(struct ab_session *s, const struct ab_rec *r, int start)
+{
+	int *st = start ? &s->lost_start_st : &s->lost_end_st;
+	uint64_t *have = start ? &s->lost_start : &s->lost_end, v = 0;
+	int first = start ? s->logins == 0 : s->ends == 0;
+	int got = lost_field(r, &v);
+
+	if (first) {
+		*st = got;
+		*have = v;
+	} else if (*st != got || got == AB_LOST_BAD) {
+		*st = AB_LOST_BAD;
+	} else if (got == AB_LOST_OK && (start ? v < *have : v > *have)) {
+		*have = v;
+	}
+}
+
 /* TRUSTED_APP op=agentbox-session-*: the contract in docs/audit-records.md. */
 static void
 session_record(struct ab_review *rv, const struct ab_rec *r)
@@ -406,6 +451,8 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 		copy_cstr(s->digest, sizeof(s->digest), buf, strlen(buf));
 	if (getnum(r, "init_pid", 1) != AB_UNSET32)
 		s->init_pid = getnum(r, "init_pid", 1);
+	if (strcmp(op, "agentbox-session-start") == 0 || strcmp(op, "agentbox-session-end") == 0)
+		session_lost(s, r, op[17] == 's');
 	if (strcmp(op, "agentbox-session-start") == 0) {
 		/* With an immutable loginuid the session keeps its caller's ses
 		 * (docs/audit-records.md, new_ses=no): several logins may then share one row,
@@ -432,6 +479,27 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 		if (getf(r, "reason", 1, buf, sizeof(buf)) > 0)
 			copy_cstr(s->end_reason, sizeof(s->end_reason), buf, strlen(buf));
 	}
+}
+
+enum ab_span
+ab_session_span_lost(const struct ab_session *s, int kernel_checked, uint64_t kernel_lost,
+    uint64_t *lost)
+{
+	int open = !s->have_end || s->ends < s->logins;
+	uint64_t end;
+
+	*lost = 0;
+	if (!s->have_start || s->lost_start_st == AB_LOST_NONE)
+		return AB_SPAN_HOST;
+	if (s->lost_start_st != AB_LOST_OK || (s->have_end && s->lost_end_st != AB_LOST_OK))
+		return AB_SPAN_BAD;
+	if (open && kernel_checked <= 0)
+		return AB_SPAN_OPEN;
+	end = open ? kernel_lost : s->lost_end;
+	if (end < s->lost_start)
+		return AB_SPAN_BAD;	/* fell: another boot (or host), or a forged value */
+	*lost = end - s->lost_start;
+	return *lost > 0 ? AB_SPAN_LOST : AB_SPAN_CLEAN;
 }
 
 /* ---- Landlock domains ------------------------------------------------------------------ */

@@ -297,6 +297,36 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 	fputc('\n', f);
 }
 
+/* What the session's own records say the kernel lost during it (ab_session_span_lost;
+ * an open one is judged in the completeness report, against the counter now). */
+static void
+lost_json(FILE *f, const struct ab_session *s)
+{
+	uint64_t n;
+	enum ab_span v = ab_session_span_lost(s, 0, 0, &n);
+
+	fputs(",\"lost_during\":", f);
+	if (v == AB_SPAN_CLEAN || v == AB_SPAN_LOST)
+		fprintf(f, "%ju", (uintmax_t)n);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"lost_judged\":\"%s\"", v == AB_SPAN_HOST ? "host" : v == AB_SPAN_OPEN ?
+	    "open" : v == AB_SPAN_BAD ? "unreadable" : "span");
+}
+
+/* The sessions row's mark for a session whose span lost records or cannot be judged. */
+static void
+lost_mark(FILE *f, const struct ab_session *s)
+{
+	uint64_t n;
+	enum ab_span v = ab_session_span_lost(s, 0, 0, &n);
+
+	if (v == AB_SPAN_LOST)
+		fprintf(f, " [%ju audit record(s) lost during it]", (uintmax_t)n);
+	else if (v == AB_SPAN_BAD)
+		fputs(" [lost counter in its records unreadable]", f);
+}
+
 static void
 session_json(FILE *f, const struct ab_session *s)
 {
@@ -340,6 +370,7 @@ session_json(FILE *f, const struct ab_session *s)
 	fprintf(f, ",\"connections_allowed\":%ju,\"connections_denied\":%ju,\"net_end\":",
 	    (uintmax_t)s->net_allowed, (uintmax_t)s->net_denied);
 	json_str_or_null(f, str_of_cstr(s->net_end));
+	lost_json(f, s);
 	fputs("}\n", f);
 }
 
@@ -440,6 +471,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		}
 		denial_counts(o->f, s, filtered, "");
 		net_counts(o->f, s);
+		lost_mark(o->f, s);
 		if (s->shared || s->logins > 1)
 			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
 			    s->shared ? ", loginuid immutable" : "");
@@ -778,7 +810,23 @@ struct report {
 	uint64_t	 seen, missing;
 	size_t		 no_start;	/* sessions with denials, their start not read */
 	size_t		 nses, nsel;	/* sessions read; those the filters select */
+	int		 by_span;	/* --session/--user, and every selected session's start
+					 * carries lost=: losses are judged on their spans, the
+					 * host-wide counter is a note */
+	uint64_t	 span_lost;	/* records lost during the selected sessions' spans */
+	size_t		 span_hit;	/* selected sessions whose span lost records or cannot
+					 * be judged */
+	size_t		 span_unjudged;	/* of those, the ones that cannot be judged */
 };
+
+/* --session or --user: the review is about those sessions, so is its verdict. */
+static int
+selects_sessions(const struct ab_facts *x)
+{
+	const struct ab_filter *fl = ab_review_filter(x->rv);
+
+	return fl->have_session || fl->user != NULL;
+}
 
 static void
 report_compute(const struct ab_facts *x, struct report *r)
@@ -794,6 +842,56 @@ report_compute(const struct ab_facts *x, struct report *r)
 		r->nses++;
 		r->nsel += ab_session_selected(x->rv, s) != 0;
 	}
+	r->by_span = selects_sessions(x) && r->nsel > 0;
+	for (size_t i = 0; r->by_span && (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		uint64_t n;
+		enum ab_span v;
+
+		if (!ab_session_selected(x->rv, s))
+			continue;
+		v = ab_session_span_lost(s, x->kernel_checked, x->kernel_lost, &n);
+		r->by_span = v != AB_SPAN_HOST;
+		r->span_lost += n;
+		r->span_hit += v != AB_SPAN_CLEAN;
+		r->span_unjudged += v == AB_SPAN_BAD || v == AB_SPAN_OPEN;
+	}
+}
+
+#define SPAN_LINES	10	/* sessions named one by one; the rest are counted */
+
+/* One problem() per selected session whose own span lost records or cannot be judged. */
+static void
+span_problems(struct problems *p, const struct ab_facts *x, const struct report *r)
+{
+	const struct ab_session *s;
+	size_t shown = 0;
+
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		uint64_t n;
+		enum ab_span v;
+
+		if (!ab_session_selected(x->rv, s))
+			continue;
+		v = ab_session_span_lost(s, x->kernel_checked, x->kernel_lost, &n);
+		if (v == AB_SPAN_CLEAN || shown++ == SPAN_LINES)
+			continue;
+		if (v == AB_SPAN_LOST)
+			problem(p, "session %ju: %ju audit record(s) lost during this session%s "
+			    "(the kernel does not say whose they were: this session's denials may be "
+			    "among them)", (uintmax_t)s->ses, (uintmax_t)n, s->have_end &&
+			    s->ends >= s->logins ? "" : " so far (still open)");
+		else if (v == AB_SPAN_OPEN)
+			problem(p, "session %ju is still open (no end record) and the kernel's lost "
+			    "counter was not read (--kernel-status): losses since its start are not "
+			    "ruled out", (uintmax_t)s->ses);
+		else
+			problem(p, "session %ju: the lost counter in its records cannot be read as "
+			    "a count (malformed, or lower at its end than at its start): losses "
+			    "during it are not ruled out", (uintmax_t)s->ses);
+	}
+	if (shown > SPAN_LINES)
+		problem(p, "%zu more selected session(s) lost records or cannot be judged",
+		    r->span_hit - SPAN_LINES);
 }
 
 /* One problem() per reason the record may not be complete, in the report's order. */
@@ -804,7 +902,9 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 		problem(p, "no audit records in the input: nothing was seen, so nothing is vouched for");
 	if (x->files_failed > 0)
 		problem(p, "%zu input file(s) could not be read", x->files_failed);
-	if (x->kernel_checked < 0)
+	if (r->by_span)
+		span_problems(p, x, r);
+	else if (x->kernel_checked < 0)
 		problem(p, "kernel lost counter unreadable (%s): run as root", strerror(-x->kernel_checked));
 	else if (x->kernel_checked > 0 && x->kernel_lost > 0)
 		problem(p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
@@ -870,7 +970,22 @@ report_text_head(FILE *f, const struct ab_facts *x, const struct report *r)
 static void
 report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int nproblems)
 {
-	if (x->kernel_checked == 0)
+	if (r->by_span) {
+		fprintf(f, "  losses: judged on the selected session(s)' own spans (the lost "
+		    "counter in their start and end records): %ju lost during them",
+		    (uintmax_t)r->span_lost);
+		if (r->span_unjudged > 0)
+			fprintf(f, "; %zu session(s) could not be judged", r->span_unjudged);
+		fputc('\n', f);
+	}
+	if (r->by_span && x->kernel_checked > 0 && x->kernel_lost > 0)
+		fprintf(f, "  note: the kernel dropped %ju audit records since boot (backlog limit "
+		    "%ju), not during the selected session(s) unless said above\n",
+		    (uintmax_t)x->kernel_lost, (uintmax_t)x->backlog_limit);
+	else if (r->by_span && x->kernel_checked < 0)
+		fprintf(f, "  note: kernel lost counter unreadable (%s): not needed for the "
+		    "selected session(s)\n", strerror(-x->kernel_checked));
+	else if (!r->by_span && x->kernel_checked == 0)
 		fprintf(f, "  note: kernel lost counter not checked (--input: the log may come from "
 		    "another host; --kernel-status checks this one)\n");
 	else if (x->kernel_checked > 0)
@@ -909,6 +1024,13 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	    (uintmax_t)r->seen, (uintmax_t)r->missing, r->nseg);
 	if (x->kernel_checked > 0)
 		fprintf(f, "%ju", (uintmax_t)x->kernel_lost);
+	else
+		fputs("null", f);
+	/* Which counter judged losses: the host's since boot, or the sessions' spans. */
+	fprintf(f, ",\"lost_judged_on\":\"%s\",\"lost_during_sessions\":", r->by_span ?
+	    "sessions" : "host");
+	if (r->by_span)
+		fprintf(f, "%ju", (uintmax_t)r->span_lost);
 	else
 		fputs("null", f);
 	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"

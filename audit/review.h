@@ -284,7 +284,15 @@ struct ab_session {
 	 * pass the filters, and every one of the session's records before filters. */
 	uint64_t	 net_allowed, net_denied, net_records_all;
 	char		 net_end[32];	/* op=agentbox-net-session end: its reason */
+	/* The kernel's lost counter the session records carry (lost=, docs/audit-records.md):
+	 * the lowest of its starts and the highest of its ends.  AB_LOST_NONE: no record
+	 * said (older module, or the record not read); AB_LOST_BAD: one said something that
+	 * is not a 32-bit count, or one start or end said and another did not. */
+	int		 lost_start_st, lost_end_st;
+	uint64_t	 lost_start, lost_end;
 };
+
+enum { AB_LOST_NONE = 0, AB_LOST_OK, AB_LOST_BAD };
 
 /* op=agentbox-session-refused: a login the PAM module refused (invariant 1). */
 struct ab_refusal {
@@ -348,6 +356,23 @@ int	ab_review_filtering(const struct ab_review *rv);
  * open.  --kind and --path do not select sessions: they narrow the counts.
  */
 int	ab_session_selected(const struct ab_review *rv, const struct ab_session *s);
+/*
+ * What the kernel lost during S's span, judged from the counter its own records carry
+ * (DESIGN invariant 5: the counter counts since boot, so only its change over the span is
+ * the session's).  A session still open is judged against the counter now, when
+ * KERNEL_CHECKED > 0 (KERNEL_LOST).  Returns AB_SPAN_HOST when S's start says nothing
+ * (older records: only the host-wide counter can judge), else one of the others; *LOST is
+ * the records lost during the span for AB_SPAN_LOST.
+ */
+enum ab_span {
+	AB_SPAN_HOST,		/* no lost= at its start: judged by the host-wide counter */
+	AB_SPAN_CLEAN,		/* the counter did not move during the span */
+	AB_SPAN_LOST,		/* it rose by *LOST */
+	AB_SPAN_BAD,		/* a value is malformed, or the counter fell (another boot) */
+	AB_SPAN_OPEN,		/* still open and the counter now was not read */
+};
+enum ab_span ab_session_span_lost(const struct ab_session *s, int kernel_checked,
+	    uint64_t kernel_lost, uint64_t *lost);
 /* Refused logins the filters select (by user name and time; none under --session: they
  * have no session), in log order: the first AB_REFUSALS_MAX; all are counted. */
 #define AB_REFUSALS_MAX	1024

@@ -74,3 +74,98 @@ ab_netd_proto_reply_parse(const char *buf, size_t len, char *why, size_t whysize
 	}
 	return -EACCES;
 }
+
+/* The value of line "KEY=...\n" at *p, advancing *p past it. */
+static int
+take(const char **p, const char *end, const char *key, const char **val, size_t *vlen)
+{
+	size_t k = strlen(key);
+	const char *nl;
+
+	if ((size_t)(end - *p) <= k || memcmp(*p, key, k) != 0 || (*p)[k] != '=')
+		return -EBADMSG;
+	*val = *p + k + 1;
+	if ((nl = memchr(*val, '\n', (size_t)(end - *val))) == NULL)
+		return -EBADMSG;
+	*vlen = (size_t)(nl - *val);
+	*p = nl + 1;
+	return 0;
+}
+
+static int
+take_u32(const char **p, const char *end, const char *key, uint32_t min, uint32_t max,
+    uint32_t *out)
+{
+	const char *v;
+	uint64_t x = 0;
+	size_t n, i;
+
+	if (take(p, end, key, &v, &n) != 0 || n == 0 || n > 10 || (n > 1 && v[0] == '0'))
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -EBADMSG;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	if (x < min || x > max)
+		return -EBADMSG;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* 0..15 for a lower-case hex digit, -1 otherwise (upper case too: one spelling). */
+static int
+hexval(char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *d = c != '\0' ? strchr(digits, c) : NULL;
+
+	return d != NULL ? (int)(d - digits) : -1;
+}
+
+static int
+take_digest(const char **p, const char *end, unsigned char out[32])
+{
+	const char *v;
+	size_t n, i;
+
+	if (take(p, end, "digest", &v, &n) != 0 || n != 64)
+		return -EBADMSG;
+	for (i = 0; i < 32; i++) {
+		int hi = hexval(v[2 * i]), lo = hexval(v[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EBADMSG;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+int
+ab_netd_proto_open_decode(const char *buf, size_t len, struct ab_netd_open *m,
+    char *user, size_t usersize)
+{
+	static const char head[] = AB_NETD_PROTO_MAGIC "\nop=open\n";
+	const char *p = buf, *end = buf + len, *u;
+	uint32_t pid;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	if (len > AB_NETD_MSG_MAX || len < sizeof(head) - 1 ||
+	    memcmp(buf, head, sizeof(head) - 1) != 0)
+		return -EBADMSG;
+	p += sizeof(head) - 1;
+	if (take_u32(&p, end, "ses", 0, UINT32_MAX - 1, &m->ses) != 0 ||
+	    take_u32(&p, end, "uid", 0, UINT32_MAX - 1, &m->uid) != 0 ||
+	    take(&p, end, "user", &u, &n) != 0 || n >= usersize || memchr(u, '\0', n) != NULL)
+		return -EBADMSG;
+	memcpy(user, u, n);
+	user[n] = '\0';
+	m->user = user;
+	if (!user_ok(user) || take_digest(&p, end, m->digest) != 0 ||
+	    take_u32(&p, end, "init_pid", 2, INT32_MAX, &pid) != 0 ||
+	    take_u32(&p, end, "ncred", 0, AB_NETD_CRED_MAX, &m->ncred) != 0 || p != end)
+		return -EBADMSG;
+	m->init_pid = (int32_t)pid;
+	return 0;
+}

@@ -41,6 +41,10 @@ enum ab_netd_fd {
 	AB_NETD_FD_GATEWAY,		/* TCP 3129 + i, i < ncred */
 };
 #define AB_NETD_NFDS(ncred)	((size_t)AB_NETD_FD_GATEWAY + (ncred))
+#define AB_NETD_NFDS_MAX	AB_NETD_NFDS(AB_NETD_CRED_MAX)
+
+/* The daemon's registry of running sessions (netd-spec section 3, restart sweep). */
+#define AB_NETD_REGISTRY	"/run/agentbox-netd/sessions"
 
 /* What an `open` says; DIGEST is the policy's SHA-256 (struct ab_policy's digest). */
 struct ab_netd_open {
@@ -69,5 +73,16 @@ int	ab_netd_proto_open_encode(const struct ab_netd_open *m, char *buf, size_t si
  * one printable line, more than AB_NETD_REPLY_MAX bytes).
  */
 int	ab_netd_proto_reply_parse(const char *buf, size_t len, char *why, size_t whysize);
+
+/*
+ * The daemon's side: parse exactly what ab_netd_proto_open_encode writes, into *m, with
+ * m->user pointing into USER (USERSIZE bytes).  The header, the six keys in order, each
+ * once, decimals without sign or leading zero and in range, 64 lower-case hex digits,
+ * every line ended by '\n' and nothing after the last; on top of what the encoder
+ * refuses, ses 4294967295 (no audit session: traffic nobody could attribute) and
+ * init_pid 1 (the host's init, never a box's).  Anything else: -EBADMSG.
+ */
+int	ab_netd_proto_open_decode(const char *buf, size_t len, struct ab_netd_open *m,
+	    char *user, size_t usersize);
 
 #endif /* AB_NETD_PROTO_H */

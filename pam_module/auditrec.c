@@ -46,22 +46,27 @@ ab_auditrec_open(void)
 /*
  * The answer to ab_auditrec_open's question: 1 audit on, 0 off, -1 unknown (only the
  * initial pid namespace may ask, e.g. not sshd in a container, or no answer within
- * a second): then we rely on the send succeeding.
+ * a second): then we rely on the send succeeding.  The same answer holds the kernel's
+ * lost counter, put in *LOST (-1 unknown): read before the session's first record, so
+ * a loss in between counts against the session, never for it.
  */
 #define STATUS_WAIT_MS 1000
 
 int
-ab_auditrec_enabled(int fd)
+ab_auditrec_enabled(int fd, long long *lost)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct audit_reply rep;
 	int i, rc;
 
+	*lost = -1;
 	for (i = 0; i < STATUS_WAIT_MS / 10; i++) {
 		rc = audit_get_reply(fd, &rep, GET_REPLY_NONBLOCKING, 0);
 		if (rc > 0) {
-			if (rep.type == AUDIT_GET)
+			if (rep.type == AUDIT_GET) {
+				*lost = rep.status->lost;
 				return rep.status->enabled != 0;
+			}
 			if (rep.type == NLMSG_ERROR && rep.error->error != 0)
 				return -1;	/* EPERM outside the initial pid namespace */
 			continue;		/* the ack, or someone else's message */
@@ -70,6 +75,17 @@ ab_auditrec_enabled(int fd)
 			return -1;
 	}
 	return -1;
+}
+
+/* "lost=N", or "lost=?" when the kernel did not say (the reader then cannot judge the
+ * session's span and falls back on the host-wide counter's verdict). */
+static void
+lost_str(char buf[32], long long lost)
+{
+	if (lost < 0)
+		snprintf(buf, 32, "lost=?");
+	else
+		snprintf(buf, 32, "lost=%lld", lost);
 }
 
 /* "name=value" encoded, or NULL on allocation failure. */
@@ -101,19 +117,20 @@ int
 ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
     const char *rhost)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], *u, *sv, *t, *rh;
+	char hex[2 * AB_DIGEST_LEN + 1], lost[32], *u, *sv, *t, *rh;
 	int r = -ENOMEM;
 
 	ab_digest_hex(s->pol->digest, hex);
+	lost_str(lost, s->audit_lost);
 	u = nv("user", s->user);
 	sv = nv("service", service);
 	t = nv("tty", tty);
 	rh = nv("rhost", rhost);
 	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
-		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s", s->ses,
+		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s %s", s->ses,
 		    u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
-		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no");
+		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no", lost);
 	free(u);
 	free(sv);
 	free(t);
@@ -125,12 +142,19 @@ int
 ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
     pid_t init_pid)
 {
-	char *u = nv("user", user), *sv = nv("service", service);
+	char *u = nv("user", user), *sv = nv("service", service), lost[32];
+	long long n = -1;
 	int r = -ENOMEM;
 
+	/* Asked after every process of the session is gone: what they logged was counted
+	 * by then if the backlog dropped it (a record dropped later, inside the kernel's
+	 * queue, already had its serial: the review's serial-gap check sees it). */
+	if (audit_request_status(fd) > 0)
+		(void)ab_auditrec_enabled(fd, &n);
+	lost_str(lost, n);
 	if (u != NULL && sv != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
-		    "reason=logout", ses, u, (unsigned)uid, sv, (int)init_pid);
+		    "reason=logout %s", ses, u, (unsigned)uid, sv, (int)init_pid, lost);
 	free(u);
 	free(sv);
 	return r;

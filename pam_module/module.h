@@ -40,6 +40,7 @@ struct ab_sess {
 	int			 netd_fd;	/* proxy: connected to agentbox-netd, or -1 */
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
+	long long		 audit_lost;	/* kernel's lost counter before step 3; -1 unknown */
 	char			 why[512];	/* reason of the first failure, for the auth log */
 };
 
@@ -81,6 +82,10 @@ int	ab_entry_check(const char *service, int argc, char *const argv[], const char
 	    const char *caller_shell, const char **why);
 int	ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell);
 
+/* stray.c: refuse (-EBUSY, with the pid and comm in s->why) while a process of s->uid
+ * runs outside every box; before any namespace of ours is made. */
+int	ab_stray_check(struct ab_sess *s);
+
 /* reaper.c: open agentbox-init (root-owned, not writable by others) into s->init_fd,
  * before the world is built: a path under /tmp (tests) would be gone after. */
 int	ab_reaper_open(struct ab_sess *s);
@@ -94,9 +99,10 @@ int	ab_planfile_write(struct ab_sess *s);
 
 /* auditrec.c: audit records (docs/audit-records.md).  ab_auditrec_open returns an fd or
  * -errno and asks whether audit is on; ab_auditrec_enabled reads the answer: 1 on, 0 off,
- * -1 unknown. */
+ * -1 unknown, and the kernel's lost counter in *LOST (-1 unknown).  ab_auditrec_end asks
+ * for the counter again and writes it in the end record. */
 int	ab_auditrec_open(void);
-int	ab_auditrec_enabled(int fd);
+int	ab_auditrec_enabled(int fd, long long *lost);
 int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
 int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,

@@ -220,10 +220,11 @@ elapsed_us(const struct timespec *t0)
 
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
-	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
+	STEP_STRAY, STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
 	STEP_PLAN, STEP_RECORD, STEP_N
 };
 static const char *const step_name[STEP_N] = {
+	[STEP_STRAY]	= "stray",
 	[STEP_LOGINUID]	= "loginuid",
 	[STEP_NETNS]	= "netns",
 	[STEP_UNSHARE]	= "unshare",
@@ -384,7 +385,7 @@ start_record(struct ab_sess *s, int audit_fd)
 
 	if (audit_fd < 0)
 		return 0;
-	if (ab_auditrec_enabled(audit_fd) == 0 && s->pol->audit == AB_AUDIT_REQUIRED)
+	if (ab_auditrec_enabled(audit_fd, &s->audit_lost) == 0 && s->pol->audit == AB_AUDIT_REQUIRED)
 		return ab_sess_fail(s, -EPERM, "audit is required and disabled in the kernel");
 	if (ab_auditrec_start(audit_fd, s, item_str(pamh, PAM_SERVICE), item_str(pamh, PAM_TTY),
 	    item_str(pamh, PAM_RHOST)) != 0 && s->pol->audit == AB_AUDIT_REQUIRED)
@@ -458,6 +459,9 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 		strcpy(cwd, "/");
 
 	clock_gettime(CLOCK_MONOTONIC, &clk.t_steps);
+	/* 1. Gate, timed: no process of the agent's uid outside a box (invariant 3). */
+	if ((r = timed(&clk, STEP_STRAY, ab_stray_check(&s))) != 0)
+		goto refuse;
 	/* 3. A fresh audit session, then the network namespace: before the mount namespace,
 	 * as the shared `none` namespace is pinned on the host. */
 	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0 ||

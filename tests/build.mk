@@ -11,11 +11,13 @@ TS := $(B)/san/tests/unit
 # Every tests/unit/*.t; a script that needs a program built names it below.
 # SAN_TESTS: a main in tests/unit/ linked with the objects and archives named below.
 NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/netd_addr \
-              $(T)/netd_gateway $(T)/netd_gateway_cred $(T)/netd_proto
+              $(T)/netd_gateway $(T)/netd_gateway_cred $(T)/netd_proto \
+              $(T)/netd_proto_decode $(T)/netd_rules
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
-              $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
+              $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_stray \
+              $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
-              $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history
+              $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history $(T)/netd_record
 UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
 
 # lib/ alone: hostile bytes through the text helpers.
@@ -28,6 +30,9 @@ $(T)/test_pam_prefilter: $(T)/%: $(TS)/%.o $(POLICY_LIB_SAN)
 $(T)/test_policy: TEST_LIBS = $(call pkg,--libs libcrypto)
 # pam_module/entry.c alone: which entry command lines run the agent's login shell.
 $(T)/test_entry: $(TS)/test_entry.o $(B)/san/pam_module/entry.o $(B)/san/pam_module/sessfail.o
+# pam_module/stray.c alone: which processes of a uid run outside every box.
+$(T)/test_stray: $(TS)/test_stray.o $(B)/san/pam_module/stray.o $(B)/san/pam_module/sessfail.o
+$(T)/test_stray: TEST_LIBS = -lpthread
 # shell/ objects without main.c (env.c, plan_check.c, ...).
 $(T)/test_shell: $(TS)/test_shell.o $(SHELL_LIB_OBJS:$(B)/%=$(B)/san/%) $(PLAN_LIB_SAN)
 $(T)/test_shell: TEST_LIBS = $(SECCOMP_LIBS)
@@ -55,6 +60,9 @@ $(B)/san/admin/admin_util: TEST_LIBS = $(ADMIN_LIBS)
 # netd/'s core: one truth table per decision.
 $(NETD_TESTS): $(T)/%: $(TS)/%.o $(NETD_SRCS:%.c=$(B)/san/%.o)
 $(NETD_TESTS): TEST_LIBS = $(NETD_LIBS)
+# The daemon's record folding, with its own object (it needs libaudit and pthreads).
+$(T)/netd_record: $(TS)/netd_record.o $(B)/san/netd/record.o $(NETD_SRCS:%.c=$(B)/san/%.o)
+$(T)/netd_record: TEST_LIBS = $(NETD_LIBS) $(NETD_DAEMON_LIBS)
 
 # lib/'s archive goes last: the others use it.
 $(SAN_TESTS): $(UTIL_LIB_SAN)
@@ -98,7 +106,11 @@ ROOT_TESTS     += $(sort $(wildcard tests/e2e/*.t)) $(sort $(wildcard tests/esca
 ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT) $(PAM_SAN_SO) $(T)/pam_try $(T)/pam_try_san \
                   $(B)/agentbox-shell $(T)/shell-apply $(B)/try-op $(B)/agentbox-audit \
                   $(AUDIT_SAN) $(T)/record-session $(ADMIN_BIN) $(B)/escape/esc \
-                  $(MASKD_BIN) $(T)/maskd-try
+                  $(MASKD_BIN) $(T)/maskd-try $(NETD_BIN) $(NETD_SAN) $(T)/netd-box
+
+# netd-box plays the PAM side of a proxy-mode login for tests/e2e/netd_daemon.t.
+$(T)/netd-box: $(B)/tests/netd-box.o $(B)/netd/proto.o $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(POLICY_LIBS)
 
 # pam_try gives the root tests the module's exact verdicts; the _san copy runs the
 # sanitized module (tests/e2e/pam_retval.t).
@@ -131,7 +143,7 @@ $(B)/escape/esc: $(B)/tests/escape/esc.o
 # sources compiled in the fuzz flavour, so the sanitizers and coverage see inside them.
 # The review's fuzzer runs with small tables, to reach their limits.
 NETD_FUZZ := $(B)/fuzz/fuzz_netd_http $(B)/fuzz/fuzz_netd_host $(B)/fuzz/fuzz_netd_sni \
-             $(B)/fuzz/fuzz_netd_dns
+             $(B)/fuzz/fuzz_netd_dns $(B)/fuzz/fuzz_netd_proto
 FUZZ_BINS := $(B)/fuzz/fuzz_policy $(B)/fuzz/fuzz_pattern $(B)/fuzz/fuzz_plan \
              $(B)/fuzz/fuzz_audit $(NETD_FUZZ)
 FUZZERS   += $(FUZZ_BINS)

@@ -67,6 +67,19 @@ while IFS='|' read -r kind access obj op; do
 done <<< "$rows"
 is "$(grep -c '' "$E2E_DIR/rows")" "$(grep -c '' <<< "$rows")" "nothing listed that the test did not provoke"
 is "$rc" 0 "the slice is complete (exit 0)"
+# The start and end records carry the kernel's lost counter (docs/audit-records.md), and a
+# review of this session alone is judged on that span, not on the counter since boot.
+lost_of() { grep -F "op=agentbox-session-$1 ses=$ses " "$E2E_DIR/slice.log" |
+	sed -n 's/.* lost=\([0-9][0-9]*\) .*/\1/p' | tail -1; }
+l0=$(lost_of start); l1=$(lost_of end)
+[ -n "$l0" ] && ok "start record carries lost=$l0" || not_ok "start record: no numeric lost="
+[ -n "$l1" ] && ok "end record carries lost=$l1" || not_ok "end record: no numeric lost="
+[ -n "$l0" ] && [ -n "$l1" ] && [ "$l1" -ge "$l0" ] && ok "lost at end >= at start" ||
+	not_ok "lost at end ($l1) below start ($l0)"
+"$AA" --json --session "$ses" --kernel-status --input "$E2E_DIR/slice.log" >/dev/null \
+	2> "$E2E_DIR/span.err"
+like "$(cat "$E2E_DIR/span.err")" "\"lost_judged_on\":\"sessions\",\"lost_during_sessions\":$((l1 - l0))" \
+	"--session: losses judged on the session's span ($((l1 - l0)) lost during it)"
 out=$("$AA" sessions --input "$E2E_DIR/slice.log")
 like "$out" "$ses	$U	su	" "sessions: the su session, its user and service"
 like "$out" "7 (landlock 2, seccomp 3, dac 2)" "sessions: denial counts by kind"

@@ -198,6 +198,17 @@ e2e_enroll() {
 	fi
 }
 
+# e2e_enroll with retries, or the test ends: pam-auth-update takes debconf's host-wide
+# lock, so a test enrolling at the same moment makes it fail; enroll is idempotent.
+e2e_enroll_retry() {
+	local try
+	for try in 1 2 3 4 5; do
+		e2e_enroll "$@" && return 0
+		sleep $((RANDOM % 3 + 1))
+	done
+	e2e_die "enroll $1"
+}
+
 # Delete every live audit rule that names uid=UID (kernel-global, so never left behind).
 e2e_audit_rules_remove() {
 	local uid=$1 rule

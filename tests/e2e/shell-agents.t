@@ -23,13 +23,7 @@ if ! [ -d "$CACHE/_cacache" ]; then
 fi
 
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
-# pam-auth-update takes debconf's host-wide lock: a test enrolling at the same moment
-# makes it fail; enroll is idempotent, so retry.
-for try in 1 2 3 4 5; do
-	e2e_enroll "$U" --project "$PROJ" && break
-	[ "$try" = 5 ] && e2e_die "enroll $U"
-	sleep $((RANDOM % 3 + 1))
-done
+e2e_enroll_retry "$U" --project "$PROJ"
 home=$(getent passwd "$U" | cut -d: -f6)
 uid=$(id -u "$U")
 # npm's default cache is ~/.npm: give the agent its own copy of the tarballs.

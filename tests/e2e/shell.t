@@ -24,13 +24,7 @@ mkdir -p "$PROJ" && chmod 0755 "$PROJ"
 # host never sees it; world-readable, so only Landlock can deny it.
 mount -t tmpfs -o mode=0755 abt-sh-srv /srv || e2e_die "tmpfs /srv"
 echo outside > /srv/outside.txt && chmod 0644 /srv/outside.txt
-# pam-auth-update takes debconf's host-wide lock: a test enrolling at the same moment
-# makes it fail; enroll is idempotent, so retry.
-for try in 1 2 3 4 5; do
-	e2e_enroll "$U" --project "$PROJ" && break
-	[ "$try" = 5 ] && e2e_die "enroll $U"
-	sleep $((RANDOM % 3 + 1))
-done
+e2e_enroll_retry "$U" --project "$PROJ"
 uid=$(id -u "$U")
 
 as() { su "$U" -c "$1"; }

@@ -1,9 +1,11 @@
 /*
  * agentbox-audit internals without a log file: the record parser, value decoding, event
- * grouping (late records, slot reuse), serial-gap accounting, time arguments.
+ * grouping (late records, slot reuse), serial-gap accounting, time arguments, and the
+ * completeness verdict against a given kernel lost counter (which a test cannot set).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -271,6 +273,103 @@ test_time(void)
 	    "--until yesterday: its last second");
 }
 
+/* ---- losses judged on a session's own span ------------------------------------------- */
+
+#define SPAN_LOG "tests/fixtures/session-lost.log"	/* prove runs from the top */
+
+/*
+ * The completeness verdict for tests/fixtures/session-lost.log under FILTER when the
+ * kernel's counter now is KLOST: returns ab_out_completeness's 1 (not known complete) or
+ * 0, -1 when the review could not be made; the report in REPORT.
+ */
+static int
+verdict(const struct ab_filter *filter, uint64_t klost, char *report, size_t cap)
+{
+	struct ab_facts x = { .kernel_checked = 1, .backlog_limit = 8192, .files_read = 1 };
+	struct ab_review *rv;
+	struct ab_group *g;
+	char line[AB_LINE_MAX];
+	FILE *in, *out;
+	int r = -1;
+
+	if ((in = fopen(SPAN_LOG, "re")) == NULL)
+		return -1;
+	if (ab_review_new(filter, NULL, NULL, &rv) != 0 ||
+	    ab_group_new(ab_review_event, rv, &g) != 0) {
+		fclose(in);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in) != NULL)
+		(void)ab_group_line(g, line, strcspn(line, "\n"));
+	ab_group_flush(g);
+	ab_review_finish(rv);
+	x.events = ab_group_stats(g)->events;
+	x.lines = ab_group_stats(g)->lines;
+	x.kernel_lost = klost;
+	x.rs = ab_review_stats(rv);
+	x.cp = ab_review_complete(rv);
+	x.rv = rv;
+	x.filtered = ab_review_filtering(rv);
+	if ((out = fmemopen(report, cap, "w")) != NULL) {
+		r = ab_out_completeness(out, 0, &x);
+		fclose(out);
+	}
+	ab_group_free(g);
+	ab_review_free(rv);
+	fclose(in);
+	return r;
+}
+
+static void
+test_span(void)
+{
+	struct ab_filter f = { .have_session = 1 };
+	char rep[8192];
+	int r;
+
+	/* The host lost 7 records before session 201, none during it (lost=7 .. lost=7). */
+	f.session = 201;
+	r = verdict(&f, 7, rep, sizeof(rep));
+	ok(r == 0 && strstr(rep, "COMPLETE: every serial") != NULL,
+	    "host counter 7, unchanged across session 201: COMPLETE (%d)", r);
+	ok(strstr(rep, "dropped 7 audit records since boot") != NULL,
+	    "the host-wide counter stays, as a note");
+	r = verdict(NULL, 7, rep, sizeof(rep));
+	ok(r == 1 && strstr(rep, "INCOMPLETE: the kernel dropped 7") != NULL,
+	    "without --session/--user the host-wide counter still judges");
+	f.session = 202;
+	r = verdict(&f, 12, rep, sizeof(rep));
+	ok(r == 1 && strstr(rep, "session 202: 5 audit record(s) lost during this session") != NULL,
+	    "counter rose 7 -> 12 inside session 202: INCOMPLETE with the count");
+	/* Session 203 is still open, lost=12 at its start: judged against the counter now. */
+	f.session = 203;
+	ok(verdict(&f, 12, rep, sizeof(rep)) == 0, "open session, counter now = at its start: "
+	    "complete");
+	r = verdict(&f, 15, rep, sizeof(rep));
+	ok(r == 1 && strstr(rep, "3 audit record(s) lost during this session so far") != NULL,
+	    "open session, counter now 3 higher: INCOMPLETE");
+	ok(verdict(&f, 11, rep, sizeof(rep)) == 1, "open session, counter now below its start "
+	    "(another boot): not complete");
+	/* Older records carry no lost=: the host-wide counter, as before. */
+	f.session = 204;
+	ok(verdict(&f, 7, rep, sizeof(rep)) == 1, "old records without lost=: host counter 7 "
+	    "makes it incomplete");
+	ok(verdict(&f, 0, rep, sizeof(rep)) == 0, "old records, host counter 0: complete");
+	/* Hostile values: huge/negative, non-numeric/empty, end without, end below start,
+	 * hex: never complete, whatever the host counter says. */
+	for (uint64_t ses = 205; ses <= 209; ses++) {
+		f.session = ses;
+		r = verdict(&f, 0, rep, sizeof(rep));
+		ok(r == 1 && strstr(rep, "cannot be read as a count") != NULL,
+		    "session %ju: hostile lost= never complete", (uintmax_t)ses);
+	}
+	/* --user: every selected session's span must be clean (201 closed, 203 open). */
+	f.have_session = 0;
+	f.user = "abt_l1";
+	ok(verdict(&f, 12, rep, sizeof(rep)) == 0, "--user abt_l1: both spans clean: complete");
+	ok(verdict(&f, 13, rep, sizeof(rep)) == 1, "--user abt_l1: the open one lost 1: not");
+}
+
 int
 main(void)
 {
@@ -281,5 +380,6 @@ main(void)
 	test_group();
 	test_gaps();
 	test_time();
+	test_span();
 	return done_testing();
 }

@@ -16,6 +16,7 @@ PROGRAMS="
 agentbox|man/agentbox.8|admin|agentbox|yes
 agentbox-audit|man/agentbox-audit.8|audit|agentbox-audit|yes
 agentbox-shell|man/agentbox-shell.8|shell|agentbox-shell|no
+agentbox-netd|man/agentbox-netd.8|netd|agentbox-netd|no
 "
 
 # The roff source as plain words: fonts, escapes and quotes removed.
