@@ -226,15 +226,10 @@ netd_setup() {
 # $NETD_CRED_ENV (default ABT_API_KEY) and $NETD_CRED_BASE_ENV (default ABT_BASE_URL);
 # NETD_CRED=0 leaves the credential out (tests that do not need the gateway).
 netd_enroll() {
-	local user=$1 proj=$2 try
+	local user=$1 proj=$2
 	shift 2
 	mkdir -p "$proj" && chmod 0755 "$proj" || return 1
-	# pam-auth-update takes debconf's host-wide lock: retry (enroll is idempotent).
-	for try in 1 2 3 4 5; do
-		e2e_enroll "$user" --project "$proj" --network proxy && break
-		[ "$try" = 5 ] && return 1
-		sleep $((RANDOM % 3 + 1))
-	done
+	e2e_enroll_retry "$user" --project "$proj" --network proxy
 	# Not *.pem: the default policy masks that (private keys live in such files).
 	chown "$user:" "$proj" && cp "$NETD_CA" "$proj/test-ca.crt" &&
 	    chmod 0644 "$proj/test-ca.crt" || return 1
