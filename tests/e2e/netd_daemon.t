@@ -39,14 +39,17 @@ NETD_UID=$(id -u agentbox-netd)
 # The project in a 0700 home the daemon's user cannot search (Debian 12's default).
 mkdir -p /home/abnet/proj /etc/agentbox && chmod 0755 /etc/agentbox &&
     chown 4242:4242 /home/abnet && chmod 0700 /home/abnet
-printf '[user:abnet]\nproject = /home/abnet/proj\nnetwork = loopback\n' > /etc/agentbox/agentbox.conf
-chmod 0644 /etc/agentbox/agentbox.conf
-echo "$UP up.test other.test bad.up.test" >> /etc/hosts
-cat > "$T/rules" <<RULES
+# The session's rules come from the real policy, as the daemon's loader compiles it.
+cat > /etc/agentbox/agentbox.conf <<POLICY
+[user:abnet]
+project = /home/abnet/proj
+network = proxy
 allow_host = up.test up.test:80 $UP up.test:8022
 deny_host = bad.up.test
 allow_private = $UP/32
-RULES
+POLICY
+chmod 0644 /etc/agentbox/agentbox.conf
+echo "$UP up.test other.test bad.up.test" >> /etc/hosts
 
 # --- the upstream: its own namespace behind a veth pair ---
 ip netns add "$NS" || e2e_die "ip netns add"
@@ -65,8 +68,7 @@ UPPID=$!
 defer "kill $UPPID"
 
 start_daemon() {
-	"$NETD" --foreground --socket "$T/control" --registry "$T/reg" --rules "$T/rules" \
-	    --verbose 2>>"$T/daemon.log" &
+	"$NETD" --foreground --socket "$T/control" --registry "$T/reg" --verbose 2>>"$T/daemon.log" &
 	NETD_PID=$!
 	defer "kill $NETD_PID"
 	for _ in $(seq 50); do [ -S "$T/control" ] && grep -q "^CapEff" /proc/$NETD_PID/status &&
