@@ -400,3 +400,18 @@ e2e_assert_host_clean() {
 	is "$(awk 'tolower($0) ~ /agentbox/ && $5 !~ "^/run/agentbox-netns/"' /proc/1/mountinfo)" "" \
 	    "host clean: no agentbox mount in the host's mount table"
 }
+
+# The npm cache of the three agents' CLIs (AB_NPM_CACHE, default
+# /var/cache/agentbox-tests/npm) in E2E_NPM_CACHE: filled from the registry as root,
+# outside any session, the first time a test needs it (sessions never reach a
+# registry), always with all three, so whichever test runs first fills it for both.
+E2E_AGENT_PKGS="@anthropic-ai/claude-code @openai/codex @google/gemini-cli"
+e2e_npm_agents_cache() {
+	E2E_NPM_CACHE=${AB_NPM_CACHE:-/var/cache/agentbox-tests/npm}
+	command -v npm >/dev/null || skip_all "needs npm"
+	[ -d "$E2E_NPM_CACHE/_cacache" ] && return 0
+	mkdir -p "$E2E_NPM_CACHE" "$E2E_DIR/fill" && (cd "$E2E_DIR/fill" &&
+	    echo '{}' > package.json && npm install --cache "$E2E_NPM_CACHE" --no-audit \
+	    --no-fund $E2E_AGENT_PKGS >/dev/null 2>&1) ||
+	    skip_all "cannot fill the npm cache from the registry"
+}

@@ -3,17 +3,16 @@
 # proxy-mode box, ANTHROPIC_BASE_URL set by the shell to the gateway (127.0.0.1:3129),
 # ANTHROPIC_API_KEY a placeholder; `claude -p` gets its answer from the fake Messages
 # API of the test's upstream, the real key arrives there and is nowhere in the box.
-# The CLIs come from the npm cache tests/e2e/shell-agents.t fills (AB_NPM_CACHE); this
-# test never reaches a registry itself (its network is the test's namespaces only).
+# The CLIs come from the agents' npm cache (e2e_npm_agents_cache: filled from the
+# registry on the host the first time); the box never reaches a registry.
 # Codex and Gemini CLI are not tried here: the fake upstream has no Responses API or
 # generateContent API yet (docs/agents.md gives their base-URL setup).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-netd.sh"
 e2e_enter_private_world "$@"
-CACHE=${AB_NPM_CACHE:-/var/cache/agentbox-tests/npm}
-command -v npm >/dev/null || skip_all "needs npm"
-[ -d "$CACHE/_cacache" ] || skip_all "no npm cache of the agents at $CACHE (tests/e2e/shell-agents.t fills it)"
+e2e_npm_agents_cache
+CACHE=$E2E_NPM_CACHE
 netd_setup
 
 U=abt_ng1

@@ -11,16 +11,9 @@ e2e_enter_private_world "$@"
 
 U=abt_sh2
 PROJ=/home/abt_sh2-agents
-CACHE=${AB_NPM_CACHE:-/var/cache/agentbox-tests/npm}
-PKGS="@anthropic-ai/claude-code @openai/codex @google/gemini-cli"
-command -v npm >/dev/null || skip_all "needs npm"
-
-# Fill the cache as root, outside any session (the session has no network).
-if ! [ -d "$CACHE/_cacache" ]; then
-	mkdir -p "$CACHE" "$E2E_DIR/fill" && (cd "$E2E_DIR/fill" && echo '{}' > package.json &&
-	    npm install --cache "$CACHE" --no-audit --no-fund $PKGS >/dev/null 2>&1) ||
-	    skip_all "cannot fill the npm cache from the registry"
-fi
+PKGS=$E2E_AGENT_PKGS
+e2e_npm_agents_cache
+CACHE=$E2E_NPM_CACHE
 
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
 e2e_enroll_retry "$U" --project "$PROJ"
