@@ -35,7 +35,7 @@
 #define RESP_FIELDS_MAX 100
 #define INTERIM_MAX 8		/* 1xx responses before the final one */
 #define REDACTED "[redacted]"
-#define OUT_SIZE (2 * (BUF_SIZE + AB_NETD_CRED_MAX) + 64)
+#define OUT_SIZE (2 * (BUF_SIZE + AB_NETD_SECRET_MAX) + 64)
 
 /* One side of the relay: the box (plain) or the upstream (TLS). */
 struct end {
@@ -47,7 +47,7 @@ struct end {
 
 /* Bytes that may start the secret, held until the next bytes decide (see redact()). */
 struct redact {
-	char held[AB_NETD_CRED_MAX];
+	char held[AB_NETD_SECRET_MAX];
 	size_t hlen;
 };
 
@@ -61,7 +61,7 @@ struct gw {
 	struct redact rd;
 	char rhead[RESP_HEAD_MAX];	/* the upstream's response head, CRLF-terminated lines */
 	size_t rhead_len;
-	char work[BUF_SIZE + AB_NETD_CRED_MAX + RESP_HEAD_MAX];
+	char work[BUF_SIZE + AB_NETD_SECRET_MAX + RESP_HEAD_MAX];
 	char out[OUT_SIZE + RESP_HEAD_MAX];
 };
 
@@ -266,7 +266,7 @@ read_line(struct gw *g, struct end *e, char *line, size_t max, size_t *len, long
  * every occurrence replaced by REDACTED. Unless FINAL, the longest tail that is a proper
  * prefix of the secret is held back: only such a tail can become the secret with the next
  * bytes, so an SSE event ("...\n\n", never a prefix of a one-line secret) is not delayed.
- * OUT holds at least (AB_NETD_CRED_MAX + n) * 10 / 8 + 16 bytes. Returns the bytes in OUT.
+ * OUT holds at least (AB_NETD_SECRET_MAX + n) * 10 / 8 + 16 bytes. Returns the bytes in OUT.
  */
 static size_t
 redact(struct gw *g, const char *in, size_t n, bool final, char *out)
