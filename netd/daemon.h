@@ -41,7 +41,7 @@ struct ab_netd_daemon {
 	SSL_CTX *tls;			/* the gateways' TLS client; NULL: no trust store */
 	uid_t cred_owner;		/* credential files: owner (root; tests: theirs) */
 	gid_t cred_group;		/* ... and group (agentbox-netd, ours after the drop) */
-	uint16_t gw_port;		/* the credential hosts' port: 443; tests: theirs */
+	uint16_t gw_port;		/* the credential hosts' port: 443 */
 	char why[256];			/* a refusal's reason that names a credential */
 };
 

@@ -47,27 +47,14 @@
 struct opts {
 	bool foreground, verbose;
 	const char *socket, *registry, *rules, *user, *gw_ca;
-	uint16_t gw_port;
 };
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: agentbox-netd [--foreground] [--socket PATH] [--registry DIR]\n"
-		"       (tests: [--rules FILE] [--user NAME] [--verbose] [--gateway-ca PEM]\n"
-		"        [--gateway-port N])\n");
+		"       (tests: [--rules FILE] [--user NAME] [--verbose] [--gateway-ca PEM])\n");
 	exit(2);
-}
-
-static uint16_t
-gw_port(const char *arg)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v == 0 || v > 65535)
-		usage();
-	return (uint16_t)v;
 }
 
 static void
@@ -78,13 +65,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "registry", required_argument, NULL, 'r' }, { "rules", required_argument, NULL, 'R' },
 		{ "user", required_argument, NULL, 'u' }, { "verbose", no_argument, NULL, 'v' },
 		{ "gateway-ca", required_argument, NULL, 'C' },
-		{ "gateway-port", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct opts){ .socket = AB_NETD_CONTROL, .registry = AB_NETD_REGISTRY,
-			    .user = NETD_USER, .gw_port = 443 };
+			    .user = NETD_USER };
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->foreground = true; break;
@@ -94,7 +80,6 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'u': o->user = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'C': o->gw_ca = optarg; break;
-		case 'P': o->gw_port = gw_port(optarg); break;
 		default: usage();
 		}
 	}
@@ -102,9 +87,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage();
 	/* The test flags replace the policy's rules, our user or the gateways' trust: never
 	 * on the real socket. */
-	if ((o->rules != NULL || strcmp(o->user, NETD_USER) != 0 || o->gw_ca != NULL ||
-	     o->gw_port != 443) && strcmp(o->socket, AB_NETD_CONTROL) == 0)
-		errx(1, "--rules, --user and --gateway-* are for tests: they need --socket");
+	if ((o->rules != NULL || strcmp(o->user, NETD_USER) != 0 || o->gw_ca != NULL) &&
+	    strcmp(o->socket, AB_NETD_CONTROL) == 0)
+		errx(1, "--rules, --user and --gateway-ca are for tests: they need --socket");
 }
 
 /* Still root: the control socket, root-owned 0600 in a root-owned 0711 directory. */
@@ -320,7 +305,7 @@ main(int argc, char **argv)
 	/* Credential files: root:agentbox-netd 0640, read by our group after the drop. */
 	d.cred_owner = 0;
 	d.cred_group = pw->pw_gid;
-	d.gw_port = o.gw_port;
+	d.gw_port = 443;
 	/* No trust store: the daemon still serves the proxy; opens with credentials are
 	 * refused (session.c), never served without verified TLS. */
 	if (ab_netd_tls_ctx_new(o.gw_ca, &d.tls) != 0)
