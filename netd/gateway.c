@@ -40,6 +40,7 @@
 /* One side of the relay: the box (plain) or the upstream (TLS). */
 struct end {
 	int fd;
+	int stop;			/* gw->stop_fd's fd, or -1 */
 	SSL *ssl;
 	char buf[BUF_SIZE];
 	size_t off, len;
@@ -119,6 +120,28 @@ ssl_io_error(SSL *ssl, int r, short *ev)
 	}
 }
 
+/* ab_netd_tls_wait, and -ECANCELED once E's stop fd is readable (the session ended). */
+static int
+end_wait(const struct end *e, short events, long long dl)
+{
+	struct pollfd p[2] = { { .fd = e->fd, .events = events },
+			       { .fd = e->stop, .events = POLLIN } };
+	long long left;
+	int r;
+
+	if (e->stop < 0)
+		return ab_netd_tls_wait(e->fd, events, dl);
+	for (;;) {
+		if ((left = dl - ab_netd_tls_now_ms()) <= 0)
+			return -ETIMEDOUT;
+		r = poll(p, 2, left > 60000 ? 60000 : (int)left);
+		if (r > 0)
+			return p[1].revents != 0 ? -ECANCELED : 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
 /* Read into E->buf (moving what is left to the front): >0 bytes, 0 EOF, -errno. */
 static ssize_t
 fill(struct end *e, long long dl)
@@ -154,7 +177,7 @@ fill(struct end *e, long long dl)
 				return -errno;
 			ev = POLLIN;
 		}
-		if ((r = ab_netd_tls_wait(e->fd, ev, dl)) != 0)
+		if ((r = end_wait(e, ev, dl)) != 0)
 			return r;
 	}
 }
@@ -183,7 +206,7 @@ send_all(struct end *e, const void *data, size_t n, long long dl)
 		if (w > 0) {
 			p += w;
 			n -= (size_t)w;
-		} else if ((r = ab_netd_tls_wait(e->fd, ev, dl)) != 0) {
+		} else if ((r = end_wait(e, ev, dl)) != 0) {
 			return r;
 		}
 	}
@@ -996,6 +1019,7 @@ ab_netd_gateway_serve(int client_fd, const struct ab_netd_gw *gw,
 	g->st = st;
 	g->box.fd = client_fd;
 	g->up.fd = -1;
+	g->box.stop = g->up.stop = gw->stop_fd != NULL ? *gw->stop_fd : -1;
 	while ((r = one_request(g)) == 1)
 		;
 	hang_up(g);

@@ -6,45 +6,19 @@
  * to that host only.  Records proto=gateway (netd-spec §5): open once the address is
  * checked, close with bytes and duration; a refused address is one deny.
  *
- * The gateway blocks in its own I/O with its own deadlines and does not watch the
- * session's stopfd, so a watcher thread shuts the box's socket down when the session
- * ends: the gateway then sees the box gone and returns.
+ * The gateway's waits also watch the session's stopfd (gw.stop_fd), so the end of the
+ * session ends the connection at once, even one waiting on a silent upstream.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "daemon.h"
 #include "gateway.h"
-
-struct watcher {
-	int stopfd;			/* the session's: readable once it ended */
-	int donefd;			/* ours: readable once the gateway returned */
-	int fd;				/* the box's socket */
-};
-
-static void *
-watch_thread(void *arg)
-{
-	struct watcher *w = arg;
-	struct pollfd p[2] = { { .fd = w->stopfd, .events = POLLIN },
-			       { .fd = w->donefd, .events = POLLIN } };
-
-	while (poll(p, 2, -1) < 0 && errno == EINTR)
-		;
-	if (p[1].revents == 0)
-		shutdown(w->fd, SHUT_RDWR);
-	return NULL;
-}
 
 /* The gateway's reason words (gateway.h) as the record's reason. */
 static enum ab_netd_reason
@@ -72,31 +46,6 @@ bad_gateway(int fd)
 				  "Connection: close\r\n\r\n";
 
 	(void)send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL);
-}
-
-/* Serve the box's connection with the checked address; the close record's fields. */
-static void
-serve_watched(struct ab_netd_session *s, int fd, const struct ab_netd_gw *gw,
-	      struct ab_netd_gw_stats *st)
-{
-	struct watcher w = { .stopfd = s->stopfd, .fd = fd };
-	uint64_t one = 1;
-	pthread_t t;
-
-	if ((w.donefd = eventfd(0, EFD_CLOEXEC)) < 0) {
-		*st = (struct ab_netd_gw_stats){ .reason = "limit" };
-		return;
-	}
-	if (pthread_create(&t, NULL, watch_thread, &w) != 0) {
-		close(w.donefd);
-		*st = (struct ab_netd_gw_stats){ .reason = "limit" };
-		return;
-	}
-	ab_netd_gateway_serve(fd, gw, st);
-	if (write(w.donefd, &one, sizeof(one)) != sizeof(one))
-		abort();	/* an eventfd write of 1 cannot fail: the join would hang */
-	pthread_join(t, NULL);
-	close(w.donefd);
 }
 
 void
@@ -131,12 +80,12 @@ ab_netd_gateway_conn(struct ab_netd_session *s, int fd, size_t i)
 		.addrlen = addrs[0].ss_family == AF_INET ? sizeof(struct sockaddr_in)
 							 : sizeof(struct sockaddr_in6),
 		.tls = s->d->tls, .header = c->header, .prefix = c->prefix,
-		.secret = c->secret, .secret_len = c->secret_len,
+		.secret = c->secret, .secret_len = c->secret_len, .stop_fd = &s->stopfd,
 	};
 
 	ev.event = "open", ev.allowed = true, ev.addr = addr;
 	ab_netd_record(s->d->rec, &ev, ab_netd_now_ms());
-	serve_watched(s, fd, &gw, &st);
+	ab_netd_gateway_serve(fd, &gw, &st);
 	ev.event = "close", ev.reason = gw_reason(st.reason);
 	ev.bytes_up = st.bytes_up, ev.bytes_down = st.bytes_down;
 	ev.dur_ms = ab_netd_now_ms() - t0;

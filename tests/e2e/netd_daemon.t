@@ -234,13 +234,23 @@ is "$out" "closed=14" "the 257th connection and later are refused while 256 are 
 # --- the lifeline: init exits, the session ends, its open tunnel closes ---
 in_box $CURL --cacert "$T/cert.pem" https://up.test/slow >/dev/null 2>&1 &
 CURLPID=$!
-sleep 1
+in_box curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:3129/slow >/dev/null 2>&1 &
+GWPID=$!
+sleep 2	# the gateway's close record below then says dur_ms of 2000 or so, not 30000
+kill -0 $GWPID 2>/dev/null && ok "a slow response through the gateway is held open" ||
+    not_ok "a slow response through the gateway is held open"
 kill -9 "$INIT1"
 rec "ses=$SES1 .*event=end reason=\"exit\"" "session end on init exit"
 rec "ses=$SES1 .*proto=connect event=close host=\"up.test\" .*dur_ms=" "open tunnel closed at session end"
 for _ in $(seq 50); do kill -0 $CURLPID 2>/dev/null || break; sleep 0.1; done
 kill -0 $CURLPID 2>/dev/null && not_ok "the tunnel's client saw the close" ||
     ok "the tunnel's client saw the close"
+for _ in $(seq 50); do kill -0 $GWPID 2>/dev/null || break; sleep 0.1; done
+kill -0 $GWPID 2>/dev/null && not_ok "a gateway connection is cut at the session's end" ||
+    ok "a gateway connection is cut at the session's end"
+# Its close record at once (within a few seconds, not when the upstream answers at 30 s).
+rec "ses=$SES1 .*proto=gateway event=close host=\"up.test\" .*dur_ms=[1-9][0-9][0-9][0-9] " \
+    "open gateway connection closed at session end"
 [ -f "$T/reg/$SES1" ] && not_ok "registry file removed at the end" ||
     ok "registry file removed at the end"
 
