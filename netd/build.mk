@@ -10,7 +10,7 @@
 
 # The daemon's own files (threads, audit, sockets): not in the core archive.
 NETD_DAEMON_SRCS := netd/main.c netd/session.c netd/conn.c netd/resolve.c netd/dnsserve.c \
-                    netd/record.c netd/loader.c
+                    netd/record.c netd/loader.c netd/gwconn.c
 NETD_SRCS      := $(filter-out $(NETD_DAEMON_SRCS),$(sort $(wildcard netd/*.c)))
 NETD_LIB       := $(B)/libabnetd.a
 NETD_PSL_LIBS   = $(call pkg,--libs libpsl)

@@ -39,6 +39,7 @@ enum phase { READ_HEAD, DECIDE, HELLO, RESOLVE, DIAL, SPLICE };
 struct conn {
 	struct ab_netd_session *s;
 	enum ab_netd_src src;
+	size_t gw;			/* AB_NETD_SRC_GATEWAY: the credential's index */
 	enum phase phase;
 	int fd, up;			/* the box's side, the upstream side */
 	uint64_t t0, deadline;		/* ms, CLOCK_MONOTONIC */
@@ -271,8 +272,8 @@ read_hello(struct conn *c)
 	return AB_NETD_R_NONE;
 }
 
-static void
-set_port(struct sockaddr_storage *ss, uint16_t port)
+void
+ab_netd_set_port(struct sockaddr_storage *ss, uint16_t port)
 {
 	if (ss->ss_family == AF_INET)
 		((struct sockaddr_in *)ss)->sin_port = htons(port);
@@ -280,8 +281,8 @@ set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 }
 
-static void
-addr_text(const struct sockaddr_storage *ss, char *out, size_t cap)
+void
+ab_netd_addr_text(const struct sockaddr_storage *ss, char *out, size_t cap)
 {
 	const void *a = ss->ss_family == AF_INET
 	    ? (const void *)&((const struct sockaddr_in *)ss)->sin_addr
@@ -303,7 +304,7 @@ resolve(struct conn *c, struct sockaddr_storage *addrs, size_t max, size_t *n)
 		if (ab_netd_resolve(c->s, h->text, AF_UNSPEC, addrs, max, n, &why, &refused) != 0)
 			return AB_NETD_R_RESOLVE_FAILED;
 		if (why != AB_NETD_R_NONE && refused.ss_family != 0)
-			addr_text(&refused, c->addr, sizeof(c->addr));
+			ab_netd_addr_text(&refused, c->addr, sizeof(c->addr));
 		return why;
 	}
 	struct sockaddr_storage ss = { 0 };
@@ -317,7 +318,7 @@ resolve(struct conn *c, struct sockaddr_storage *addrs, size_t max, size_t *n)
 		ss.ss_family = AF_INET6;
 		memcpy(&((struct sockaddr_in6 *)&ss)->sin6_addr, h->addr, 16);
 	}
-	addr_text(&ss, c->addr, sizeof(c->addr));
+	ab_netd_addr_text(&ss, c->addr, sizeof(c->addr));
 	if (ab_netd_addr_host_list(&host, &nhost) != 0)
 		return AB_NETD_R_RESOLVE_FAILED;
 	bool ok = ab_netd_decide_addr(&c->s->rules, host, nhost, &ss, &why);
@@ -338,7 +339,7 @@ dial_one(struct conn *c, struct sockaddr_storage *ss)
 	int fd, err = 0, r;
 	socklen_t el = sizeof(err);
 
-	set_port(ss, c->http.req.port);
+	ab_netd_set_port(ss, c->http.req.port);
 	if ((fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)ss, len) != 0 && errno != EINPROGRESS) {
@@ -364,7 +365,7 @@ dial(struct conn *c, struct sockaddr_storage *addrs, size_t n)
 
 	c->deadline = ab_netd_now_ms() + AB_NETD_DIAL_MS;
 	for (i = 0; i < n; i++) {
-		addr_text(&addrs[i], c->addr, sizeof(c->addr));
+		ab_netd_addr_text(&addrs[i], c->addr, sizeof(c->addr));
 		if ((c->up = dial_one(c, &addrs[i])) >= 0)
 			return AB_NETD_R_NONE;
 		if (c->up == -ECANCELED)
@@ -589,6 +590,8 @@ conn_thread(void *arg)
 
 	if (c->src == AB_NETD_SRC_DNS_TCP)
 		ab_netd_dns_tcp_serve(c->s, c->fd);
+	else if (c->src == AB_NETD_SRC_GATEWAY)
+		ab_netd_gateway_conn(c->s, c->fd, c->gw);
 	else
 		proxy_run(c);
 	if (c->up >= 0)
@@ -605,7 +608,7 @@ conn_thread(void *arg)
  * released here.
  */
 int
-ab_netd_conn_start(struct ab_netd_session *s, int fd, enum ab_netd_src src)
+ab_netd_conn_start(struct ab_netd_session *s, int fd, enum ab_netd_src src, size_t gw)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -613,7 +616,7 @@ ab_netd_conn_start(struct ab_netd_session *s, int fd, enum ab_netd_src src)
 	int r = ENOMEM;
 
 	if (c != NULL) {
-		*c = (struct conn){ .s = s, .src = src, .fd = fd, .up = -1,
+		*c = (struct conn){ .s = s, .src = src, .gw = gw, .fd = fd, .up = -1,
 				    .t0 = ab_netd_now_ms() };
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

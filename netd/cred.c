@@ -41,7 +41,7 @@ check_file(int fd, uid_t owner, gid_t group)
 	if (st.st_uid != owner || (st.st_gid != group && st.st_gid != 0) ||
 	    (st.st_mode & 07777 & ~(mode_t)0640) != 0)
 		return -EPERM;
-	if (st.st_size > AB_NETD_CRED_MAX + 2)
+	if (st.st_size > AB_NETD_SECRET_MAX + 2)
 		return -EFBIG;
 	return 0;
 }
@@ -62,7 +62,7 @@ trim_line(char *buf, size_t n, size_t *len)
 		s++;
 	while (e > s && is_space(buf[e - 1]))
 		e--;
-	if (e - s > AB_NETD_CRED_MAX)
+	if (e - s > AB_NETD_SECRET_MAX)
 		return -EFBIG;
 	if (e - s < AB_NETD_CRED_MIN)
 		return -EINVAL;
@@ -100,7 +100,7 @@ ab_netd_cred_read(const char *path, uid_t owner, gid_t group, char *buf, size_t 
 	size_t n = 0;
 	int fd, r;
 
-	if (size < AB_NETD_CRED_MAX + 1)
+	if (size < AB_NETD_SECRET_MAX + 1)
 		return -EINVAL;
 	if (path[0] != '/')
 		return -EINVAL;

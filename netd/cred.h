@@ -11,14 +11,14 @@
 #include <sys/types.h>
 
 #define AB_NETD_CRED_MIN 8	/* shorter: redacting it would mangle responses */
-#define AB_NETD_CRED_MAX 4096
+#define AB_NETD_SECRET_MAX 4096
 
 /*
- * Read the secret in PATH (absolute) into BUF (SIZE bytes, at least AB_NETD_CRED_MAX + 1),
+ * Read the secret in PATH (absolute) into BUF (SIZE bytes, at least AB_NETD_SECRET_MAX + 1),
  * NUL-terminated, its length in *len. The file must be a regular file reached without
  * any symlink on the way, owned by OWNER (root; tests pass their own uid), group GROUP
  * (agentbox-netd) or root, mode at most 0640, and hold one line: the secret, at most
- * surrounding whitespace, AB_NETD_CRED_MIN..AB_NETD_CRED_MAX visible ASCII characters
+ * surrounding whitespace, AB_NETD_CRED_MIN..AB_NETD_SECRET_MAX visible ASCII characters
  * (so it can go into a header unchanged). Returns 0, or:
  *   -ELOOP   a symlink in PATH;  -EPERM  wrong owner, group or mode;
  *   -EINVAL  not absolute, not a regular file, empty, two lines, bad characters, too short;

@@ -8,8 +8,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
+#include <openssl/ssl.h>
+
+#include "cred.h"
 #include "loader.h"
 #include "proto.h"
 #include "record.h"
@@ -34,6 +38,22 @@ struct ab_netd_daemon {
 	uint64_t own_netns;		/* SO_NETNS_COOKIE of our own namespace */
 	int epfd;
 	struct ab_netd_session *sessions;
+	SSL_CTX *tls;			/* the gateways' TLS client; NULL: no trust store */
+	uid_t cred_owner;		/* credential files: owner (root; tests: theirs) */
+	gid_t cred_group;		/* ... and group (agentbox-netd, ours after the drop) */
+	uint16_t gw_port;		/* the credential hosts' port: 443 */
+	char why[256];			/* a refusal's reason that names a credential */
+};
+
+/*
+ * One [credential:NAME] of a session, as the loader sent it (no secret), and its secret,
+ * which the daemon reads itself at open (session.c says why) and wipes at the end.
+ */
+struct ab_netd_gwcred {
+	char *line;			/* the loader's fields, split in place */
+	const char *name, *host, *header, *prefix, *file, *env;	/* prefix: NULL if none */
+	char secret[AB_NETD_SECRET_MAX + 1];
+	size_t secret_len;
 };
 
 /* What an epoll event belongs to. */
@@ -59,6 +79,8 @@ struct ab_netd_session {
 	size_t nfd;
 	struct ab_netd_watch watch[AB_NETD_NFDS_MAX];
 	struct ab_netd_rules rules;
+	struct ab_netd_gwcred *cred;	/* cred[i] is served on fd[AB_NETD_FD_GATEWAY + i] */
+	size_t ncred;
 	int stopfd;			/* eventfd: readable once the session ended */
 	pthread_mutex_t lock;		/* refs, active, rate_ms, tokens */
 	unsigned refs;
@@ -78,11 +100,18 @@ void ab_netd_registry_sweep(struct ab_netd_daemon *d);
 int ab_netd_session_admit(struct ab_netd_session *s);
 void ab_netd_session_release(struct ab_netd_session *s);
 
-/* conn.c: run one accepted connection in a worker thread (takes fd and a session ref). */
-int ab_netd_conn_start(struct ab_netd_session *s, int fd, enum ab_netd_src src);
+/* conn.c: run one accepted connection in a worker thread (takes fd and a session ref);
+ * GW: the credential's index for AB_NETD_SRC_GATEWAY. */
+int ab_netd_conn_start(struct ab_netd_session *s, int fd, enum ab_netd_src src, size_t gw);
+/* An address as text ("?" if it has none); PORT into a sockaddr_in or _in6. */
+void ab_netd_addr_text(const struct sockaddr_storage *ss, char *out, size_t cap);
+void ab_netd_set_port(struct sockaddr_storage *ss, uint16_t port);
 /* Write one denial for S (a refused accept: limit). */
 void ab_netd_conn_deny(struct ab_netd_session *s, const char *proto, const char *host,
 		       uint16_t port, enum ab_netd_reason reason);
+
+/* gwconn.c: serve one connection on credential GW's gateway listener (netd-spec §4). */
+void ab_netd_gateway_conn(struct ab_netd_session *s, int fd, size_t gw);
 
 /* dnsserve.c: the session's UDP answerer thread; TCP connections run in conn threads. */
 int ab_netd_dns_udp_start(struct ab_netd_session *s, int fd);

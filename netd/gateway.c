@@ -35,11 +35,12 @@
 #define RESP_FIELDS_MAX 100
 #define INTERIM_MAX 8		/* 1xx responses before the final one */
 #define REDACTED "[redacted]"
-#define OUT_SIZE (2 * (BUF_SIZE + AB_NETD_CRED_MAX) + 64)
+#define OUT_SIZE (2 * (BUF_SIZE + AB_NETD_SECRET_MAX) + 64)
 
 /* One side of the relay: the box (plain) or the upstream (TLS). */
 struct end {
 	int fd;
+	int stop;			/* gw->stop_fd's fd, or -1 */
 	SSL *ssl;
 	char buf[BUF_SIZE];
 	size_t off, len;
@@ -47,7 +48,7 @@ struct end {
 
 /* Bytes that may start the secret, held until the next bytes decide (see redact()). */
 struct redact {
-	char held[AB_NETD_CRED_MAX];
+	char held[AB_NETD_SECRET_MAX];
 	size_t hlen;
 };
 
@@ -61,7 +62,7 @@ struct gw {
 	struct redact rd;
 	char rhead[RESP_HEAD_MAX];	/* the upstream's response head, CRLF-terminated lines */
 	size_t rhead_len;
-	char work[BUF_SIZE + AB_NETD_CRED_MAX + RESP_HEAD_MAX];
+	char work[BUF_SIZE + AB_NETD_SECRET_MAX + RESP_HEAD_MAX];
 	char out[OUT_SIZE + RESP_HEAD_MAX];
 };
 
@@ -119,6 +120,28 @@ ssl_io_error(SSL *ssl, int r, short *ev)
 	}
 }
 
+/* ab_netd_tls_wait, and -ECANCELED once E's stop fd is readable (the session ended). */
+static int
+end_wait(const struct end *e, short events, long long dl)
+{
+	struct pollfd p[2] = { { .fd = e->fd, .events = events },
+			       { .fd = e->stop, .events = POLLIN } };
+	long long left;
+	int r;
+
+	if (e->stop < 0)
+		return ab_netd_tls_wait(e->fd, events, dl);
+	for (;;) {
+		if ((left = dl - ab_netd_tls_now_ms()) <= 0)
+			return -ETIMEDOUT;
+		r = poll(p, 2, left > 60000 ? 60000 : (int)left);
+		if (r > 0)
+			return p[1].revents != 0 ? -ECANCELED : 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
 /* Read into E->buf (moving what is left to the front): >0 bytes, 0 EOF, -errno. */
 static ssize_t
 fill(struct end *e, long long dl)
@@ -154,7 +177,7 @@ fill(struct end *e, long long dl)
 				return -errno;
 			ev = POLLIN;
 		}
-		if ((r = ab_netd_tls_wait(e->fd, ev, dl)) != 0)
+		if ((r = end_wait(e, ev, dl)) != 0)
 			return r;
 	}
 }
@@ -183,7 +206,7 @@ send_all(struct end *e, const void *data, size_t n, long long dl)
 		if (w > 0) {
 			p += w;
 			n -= (size_t)w;
-		} else if ((r = ab_netd_tls_wait(e->fd, ev, dl)) != 0) {
+		} else if ((r = end_wait(e, ev, dl)) != 0) {
 			return r;
 		}
 	}
@@ -266,7 +289,7 @@ read_line(struct gw *g, struct end *e, char *line, size_t max, size_t *len, long
  * every occurrence replaced by REDACTED. Unless FINAL, the longest tail that is a proper
  * prefix of the secret is held back: only such a tail can become the secret with the next
  * bytes, so an SSE event ("...\n\n", never a prefix of a one-line secret) is not delayed.
- * OUT holds at least (AB_NETD_CRED_MAX + n) * 10 / 8 + 16 bytes. Returns the bytes in OUT.
+ * OUT holds at least (AB_NETD_SECRET_MAX + n) * 10 / 8 + 16 bytes. Returns the bytes in OUT.
  */
 static size_t
 redact(struct gw *g, const char *in, size_t n, bool final, char *out)
@@ -996,6 +1019,7 @@ ab_netd_gateway_serve(int client_fd, const struct ab_netd_gw *gw,
 	g->st = st;
 	g->box.fd = client_fd;
 	g->up.fd = -1;
+	g->box.stop = g->up.stop = gw->stop_fd != NULL ? *gw->stop_fd : -1;
 	while ((r = one_request(g)) == 1)
 		;
 	hang_up(g);

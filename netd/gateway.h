@@ -36,6 +36,9 @@ struct ab_netd_gw {
 	size_t secret_len;
 	int head_ms, idle_ms, dial_ms;	/* 0: the AB_NETD_GW_* defaults */
 	uint64_t body_max;		/* 0: AB_NETD_GW_BODY_MAX */
+	/* NULL, or an fd that becomes readable when the connection must end now (the
+	 * daemon's session ended): every wait on the box or the upstream also watches it. */
+	const int *stop_fd;
 };
 
 struct ab_netd_gw_stats {

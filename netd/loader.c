@@ -10,7 +10,9 @@
  *
  * Protocol on a SOCK_SEQPACKET pair: request "ID USER"; reply messages, each "ID " and:
  * "digest HEX", then "allow RULE", "deny RULE", "priv CIDR" (each at most
- * AB_NETD_RULE_TEXT_MAX bytes), then "end"; or one "error -ERRNO".  The daemon waits at
+ * AB_NETD_RULE_TEXT_MAX bytes), then one "cred NAME\tHOST\tHEADER\tPREFIX\tFILE\tENV" per
+ * [credential:NAME] in order (PREFIX empty when not written; never the secret: the
+ * daemon reads that itself, see session.c), then "end"; or one "error -ERRNO".  The daemon waits at
  * most AB_NETD_LOADER_MS (a login waits on it) and skips replies to requests it gave up
  * on, which the ID tells apart.
  */
@@ -31,7 +33,8 @@
 #include "loader.h"
 #include "policy.h"
 
-#define LINE_MAX_ (AB_NETD_RULE_TEXT_MAX + 16)
+/* A cred line holds a path: more room than a rule needs. */
+#define LINE_MAX_ 8192
 
 static int
 send_line(int fd, unsigned id, const char *kind, const char *text)
@@ -56,6 +59,39 @@ send_list(int fd, unsigned id, const char *kind, const struct ab_strv *sv)
 	return 0;
 }
 
+/* One credential's fields, tab-separated; a tab in any of them is refused (-EINVAL). */
+static int
+send_cred(int fd, unsigned id, const struct ab_cred *c)
+{
+	const char *f[6] = { c->name, c->host, c->header, c->prefix ? c->prefix : "", c->file,
+			     c->env };
+	char text[LINE_MAX_ - 32];
+	size_t i, off = 0;
+	int n;
+
+	for (i = 0; i < 6; i++) {
+		if (strchr(f[i], '\t') != NULL)
+			return -EINVAL;
+		n = snprintf(text + off, sizeof(text) - off, "%s%s", i ? "\t" : "", f[i]);
+		if (n < 0 || (size_t)n >= sizeof(text) - off)
+			return -E2BIG;
+		off += (size_t)n;
+	}
+	return send_line(fd, id, "cred", text);
+}
+
+static int
+send_creds(int fd, unsigned id, const struct ab_policy *p)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->ncreds; i++)
+		if ((r = send_cred(fd, id, &p->creds[i])) != 0)
+			return r;
+	return 0;
+}
+
 static void
 serve_one(int fd, unsigned id, const char *user)
 {
@@ -75,7 +111,8 @@ serve_one(int fd, unsigned id, const char *user)
 		if ((r = send_line(fd, id, "digest", hex)) == 0 &&
 		    (r = send_list(fd, id, "allow", &allow)) == 0 &&
 		    (r = send_list(fd, id, "deny", &deny)) == 0 &&
-		    (r = send_list(fd, id, "priv", &priv)) == 0)
+		    (r = send_list(fd, id, "priv", &priv)) == 0 &&
+		    (r = send_creds(fd, id, p)) == 0)
 			r = send_line(fd, id, "end", "-");
 	}
 	if (r != 0) {
@@ -168,7 +205,8 @@ recv_line(int fd, unsigned id, char *buf, size_t cap)
 
 int
 ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65],
-		    struct ab_strv *allow, struct ab_strv *deny, struct ab_strv *priv)
+		    struct ab_strv *allow, struct ab_strv *deny, struct ab_strv *priv,
+		    struct ab_strv *creds)
 {
 	char line[LINE_MAX_];
 	int r, e, n;
@@ -186,7 +224,8 @@ ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65],
 	while ((r = recv_line(fd, id, line, sizeof(line))) == 0 && strcmp(line, "end -") != 0) {
 		struct ab_strv *sv = strncmp(line, "allow ", 6) == 0 ? allow
 				   : strncmp(line, "deny ", 5) == 0 ? deny
-				   : strncmp(line, "priv ", 5) == 0 ? priv : NULL;
+				   : strncmp(line, "priv ", 5) == 0 ? priv
+				   : strncmp(line, "cred ", 5) == 0 ? creds : NULL;
 
 		if (sv == NULL)
 			return -EPROTO;

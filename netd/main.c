@@ -39,20 +39,21 @@
 
 #include "daemon.h"
 #include "loader.h"
+#include "tls.h"
 
 #define NETD_USER "agentbox-netd"
 #define NETD_DIR "/run/agentbox-netd"
 
 struct opts {
 	bool foreground, verbose;
-	const char *socket, *registry, *rules, *user;
+	const char *socket, *registry, *rules, *user, *gw_ca;
 };
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: agentbox-netd [--foreground] [--socket PATH] [--registry DIR]\n"
-		"       (tests: [--rules FILE] [--user NAME] [--verbose])\n");
+		"       (tests: [--rules FILE] [--user NAME] [--verbose] [--gateway-ca PEM])\n");
 	exit(2);
 }
 
@@ -63,6 +64,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "foreground", no_argument, NULL, 'f' }, { "socket", required_argument, NULL, 's' },
 		{ "registry", required_argument, NULL, 'r' }, { "rules", required_argument, NULL, 'R' },
 		{ "user", required_argument, NULL, 'u' }, { "verbose", no_argument, NULL, 'v' },
+		{ "gateway-ca", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -77,15 +79,17 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'R': o->rules = optarg; break;
 		case 'u': o->user = optarg; break;
 		case 'v': o->verbose = true; break;
+		case 'C': o->gw_ca = optarg; break;
 		default: usage();
 		}
 	}
 	if (optind != argc)
 		usage();
-	/* The test flags replace the policy's rules or our user: never on the real socket. */
-	if ((o->rules != NULL || strcmp(o->user, NETD_USER) != 0) &&
+	/* The test flags replace the policy's rules, our user or the gateways' trust: never
+	 * on the real socket. */
+	if ((o->rules != NULL || strcmp(o->user, NETD_USER) != 0 || o->gw_ca != NULL) &&
 	    strcmp(o->socket, AB_NETD_CONTROL) == 0)
-		errx(1, "--rules and --user are for tests: they need --socket");
+		errx(1, "--rules, --user and --gateway-ca are for tests: they need --socket");
 }
 
 /* Still root: the control socket, root-owned 0600 in a root-owned 0711 directory. */
@@ -191,7 +195,7 @@ serve_control(struct ab_netd_daemon *d, int lfd)
 {
 	struct timeval tv = { .tv_sec = 1 };
 	const char *why = NULL;
-	char msg[128];
+	char msg[AB_NETD_REPLY_MAX];
 	int conn, n;
 
 	while ((conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
@@ -215,11 +219,13 @@ serve_listener(struct ab_netd_watch *w)
 	while ((fd = accept4(w->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
 		if ((r = ab_netd_session_admit(w->s)) != 0) {
 			close(fd);
-			ab_netd_conn_deny(w->s, w->src == AB_NETD_SRC_DNS_TCP ? "dns" : "connect",
+			ab_netd_conn_deny(w->s, w->src == AB_NETD_SRC_DNS_TCP ? "dns"
+					  : w->src == AB_NETD_SRC_GATEWAY ? "gateway" : "connect",
 					  "?", 0, AB_NETD_R_LIMIT);
 			continue;
 		}
-		ab_netd_conn_start(w->s, fd, w->src);
+		ab_netd_conn_start(w->s, fd, w->src,
+				   (size_t)(w - w->s->watch) - AB_NETD_FD_GATEWAY);
 	}
 }
 
@@ -296,6 +302,14 @@ main(int argc, char **argv)
 		errx(1, "out of memory");
 	d.registry = o.registry;
 	d.rules_file = o.rules;
+	/* Credential files: root:agentbox-netd 0640, read by our group after the drop. */
+	d.cred_owner = 0;
+	d.cred_group = pw->pw_gid;
+	d.gw_port = 443;
+	/* No trust store: the daemon still serves the proxy; opens with credentials are
+	 * refused (session.c), never served without verified TLS. */
+	if (ab_netd_tls_ctx_new(o.gw_ca, &d.tls) != 0)
+		d.tls = NULL;
 	/* 4. Sessions of a previous daemon have no way out any more: end them (root). */
 	ab_netd_registry_sweep(&d);
 	d.own_netns = own_netns_cookie();

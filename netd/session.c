@@ -226,33 +226,129 @@ check_fds(struct ab_netd_daemon *d, int pidfd, pid_t pid, const int *fds, size_t
 }
 
 /*
+ * Split one loader cred line into C (which takes it).  The policy compiler checked each
+ * field; the fields are only counted here.
+ */
+static int
+cred_split(char *line, struct ab_netd_gwcred *c)
+{
+	const char **f[6] = { &c->name, &c->host, &c->header, &c->prefix, &c->file, &c->env };
+	char *p = line;
+	size_t i;
+
+	c->line = line;
+	for (i = 0; i < 6; i++) {
+		*f[i] = p;
+		p = strchr(p, '\t');
+		if ((p == NULL) != (i == 5))
+			return -EPROTO;
+		if (p != NULL)
+			*p++ = '\0';
+	}
+	if (c->prefix[0] == '\0')
+		c->prefix = NULL;
+	return 0;
+}
+
+/* Why a credential file was refused, in the words of the open's `error` reply. */
+static const char *
+cred_why(int r)
+{
+	switch (r) {
+	case -EPERM: return "not owned by root, group agentbox-netd, mode 0640 or stricter";
+	case -ELOOP: return "reached through a symlink";
+	case -EINVAL: return "not one line holding the secret";
+	case -EFBIG: return "secret too long";
+	default: return strerror(-r);
+	}
+}
+
+/*
+ * The session's credentials: the fields from the loader, the secrets read here.  Why the
+ * daemon and not the loader reads them: the files are root:agentbox-netd 0640, which
+ * the daemon's user reads by its group with no capability, and so the secret never
+ * crosses the loader's socket; the loader (CAP_DAC_READ_SEARCH) could read any file.
+ */
+static int
+load_creds(struct ab_netd_session *s, struct ab_strv *lines, uint32_t ncred,
+	   const char **why)
+{
+	struct ab_netd_daemon *d = s->d;
+	size_t i;
+	int r;
+
+	if (lines->n != ncred)
+		return *why = "credentials changed", -ESTALE;
+	if (ncred == 0)
+		return 0;
+	if (d->tls == NULL)
+		return *why = "no TLS trust store for the credential gateway", -EIO;
+	if ((s->cred = calloc(ncred, sizeof(*s->cred))) == NULL)
+		return *why = "out of memory", -ENOMEM;
+	for (i = 0; i < ncred; i++) {
+		struct ab_netd_gwcred *c = &s->cred[i];
+
+		if ((r = cred_split(lines->v[i], c)) != 0)
+			return *why = "policy loader protocol", r;
+		lines->v[i] = NULL;	/* c->line owns it now */
+		s->ncred = i + 1;
+		r = ab_netd_cred_read(c->file, d->cred_owner, d->cred_group, c->secret,
+				      sizeof(c->secret), &c->secret_len);
+		if (r != 0) {
+			snprintf(d->why, sizeof(d->why), "credential %s: %s: %s", c->name, c->file,
+				 cred_why(r));
+			return *why = d->why, r;
+		}
+	}
+	return 0;
+}
+
+/* Wipe and free the session's credentials. */
+static void
+creds_free(struct ab_netd_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncred; i++) {
+		explicit_bzero(s->cred[i].secret, sizeof(s->cred[i].secret));
+		free(s->cred[i].line);
+	}
+	free(s->cred);
+	s->cred = NULL;
+	s->ncred = 0;
+}
+
+/*
  * The policy the daemon reads itself (through the loader) must be the one PAM confined
  * the session with.
  */
 static int
-load_rules(struct ab_netd_daemon *d, const struct ab_netd_open *m,
-	   struct ab_netd_rules *rules, const char **why)
+load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char **why)
 {
-	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 };
+	struct ab_netd_daemon *d = s->d;
+	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 }, creds = { 0 };
 	char digest[65], sent[65];
 	int r;
 
 	ab_digest_hex(m->digest, sent);
 	r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest, &allow, &deny,
-				&priv);
+				&priv, &creds);
 	if (r != 0)
 		*why = "policy does not load";
 	else if (strcmp(digest, sent) != 0)
 		r = -ESTALE, *why = "policy changed";
 	else if (d->rules_file != NULL)
-		r = ab_netd_rules_load_file(d->rules_file, d->psl, rules);
+		r = ab_netd_rules_load_file(d->rules_file, d->psl, &s->rules);
 	else
-		r = ab_netd_rules_build(&allow, &deny, &priv, d->psl, rules);
+		r = ab_netd_rules_build(&allow, &deny, &priv, d->psl, &s->rules);
 	if (r != 0 && *why == NULL)
 		*why = "policy rules invalid";
+	if (r == 0)
+		r = load_creds(s, &creds, m->ncred, why);
 	ab_strv_free(&allow);
 	ab_strv_free(&deny);
 	ab_strv_free(&priv);
+	ab_strv_free(&creds);
 	return r;
 }
 
@@ -381,7 +477,7 @@ open_checked(struct ab_netd_daemon *d, const struct ab_netd_open *m, int *fds, s
 		return r;
 	if ((s = session_new(d, m, fds, nfd)) == NULL)
 		return *why = "out of memory", -ENOMEM;
-	if ((r = load_rules(d, m, &s->rules, why)) != 0 ||
+	if ((r = load_policy(s, m, why)) != 0 ||
 	    (r = start_time(s->init_pid, &s->start)) != 0 ||
 	    (r = registry_write(s)) != 0 || (r = session_start(s)) != 0) {
 		if (*why == NULL)
@@ -424,9 +520,6 @@ ab_netd_session_open(struct ab_netd_daemon *d, int conn, const char **why)
 		r = -EBADMSG, *why = "bad message";
 	else if (r == 0 && nfd != AB_NETD_FD_GATEWAY + m.ncred)
 		r = -EBADMSG, *why = "wrong number of fds";
-	else if (r == 0 && m.ncred > 0)
-		/* The credential gateway (gateway.c) is not in this build: fail closed. */
-		r = -EOPNOTSUPP, *why = "credentials not supported";
 	else if (r != 0)
 		*why = "bad message";
 	if (r == 0)
@@ -449,6 +542,7 @@ ab_netd_session_unref(struct ab_netd_session *s)
 		return;
 	close(s->stopfd);
 	ab_netd_rules_free(&s->rules);
+	creds_free(s);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -91,9 +91,11 @@ listener(int type, int port)
 	return fd;
 }
 
+/* The proxy's, DNS's and each credential's gateway listener (3129 + i), in the box. */
 static void
-make_listeners(pid_t init, const char *mode, int *fds)
+make_listeners(pid_t init, const char *mode, int *fds, size_t ncred)
 {
+	size_t i;
 	char path[64];
 	int self, box;
 
@@ -106,6 +108,9 @@ make_listeners(pid_t init, const char *mode, int *fds)
 	fds[1] = listener(SOCK_STREAM, strcmp(mode, "port") == 0 ? 3127 : 3128);
 	fds[2] = listener(SOCK_DGRAM, 53);
 	fds[3] = listener(SOCK_STREAM, 53);
+	for (i = 0; i < ncred; i++)
+		fds[AB_NETD_FD_GATEWAY + i] = listener(SOCK_STREAM,
+						       (uint16_t)(AB_NETD_PORT_GATEWAY + i));
 	if (setns(self, CLONE_NEWNET) != 0)
 		fail("setns back");
 	close(self);
@@ -167,18 +172,18 @@ main(int argc, char **argv)
 	m.init_pid = init;
 	if ((fds[0] = (int)syscall(SYS_pidfd_open, init, 0)) < 0)
 		fail("pidfd_open");
-	make_listeners(init, mode, fds);
+	m.ncred = (uint32_t)p->ncreds;
+	make_listeners(init, mode, fds, p->ncreds);
 	if (ab_netd_proto_open_encode(&m, msg, sizeof(msg), &len) != 0)
 		fail("encode");
 	if (strcmp(mode, "notroot") == 0 && (setresgid(65534, 65534, 65534) != 0 ||
 	    setresuid(65534, 65534, 65534) != 0))
 		fail("setuid");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fd = send_open(argv[1], msg, len, fds, strcmp(mode, "fds") == 0 ? 3 : 4);
+	fd = send_open(argv[1], msg, len, fds, AB_NETD_NFDS(m.ncred) - (strcmp(mode, "fds") == 0));
 	/* As PAM does: our copies of the listeners go, whatever the reply. */
-	close(fds[1]);
-	close(fds[2]);
-	close(fds[3]);
+	for (size_t i = 1; i < AB_NETD_NFDS(m.ncred); i++)
+		close(fds[i]);
 	n = recv(fd, reply, sizeof(reply) - 1, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	reply[n > 0 ? n : 0] = '\0';

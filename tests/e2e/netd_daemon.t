@@ -40,13 +40,23 @@ NETD_UID=$(id -u agentbox-netd)
 mkdir -p /home/abnet/proj /etc/agentbox && chmod 0755 /etc/agentbox &&
     chown 4242:4242 /home/abnet && chmod 0700 /home/abnet
 # The session's rules come from the real policy, as the daemon's loader compiles it.
+# One credential: the gateway on the box's 127.0.0.1:3129 adds the key for up.test.
+KEY=sk-test-$$-0123456789abcdef
+printf '%s\n' "$KEY" > /etc/agentbox/up.key && chown root:agentbox-netd /etc/agentbox/up.key &&
+    chmod 0640 /etc/agentbox/up.key || e2e_die "credential file"
 cat > /etc/agentbox/agentbox.conf <<POLICY
 [user:abnet]
 project = /home/abnet/proj
 network = proxy
+credential = up
 allow_host = up.test up.test:80 $UP up.test:8022
 deny_host = bad.up.test
 allow_private = $UP/32
+[credential:up]
+host = up.test
+header = x-api-key
+file = /etc/agentbox/up.key
+env = UP_KEY
 POLICY
 chmod 0644 /etc/agentbox/agentbox.conf
 echo "$UP up.test other.test bad.up.test" >> /etc/hosts
@@ -62,13 +72,14 @@ ip addr add 10.77.$N.1/30 dev "$VH" && ip link set "$VH" up &&
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=up.test \
     -addext subjectAltName=DNS:up.test -keyout "$T/key.pem" -out "$T/cert.pem" \
     >/dev/null 2>&1 || e2e_die "openssl req"
-ip netns exec "$NS" $PY "$HERE/upstream.py" "$T/cert.pem" "$T/key.pem" hello-up \
+ip netns exec "$NS" $PY "$HERE/upstream.py" "$T/cert.pem" "$T/key.pem" hello-up "$T/seen" \
     >/dev/null 2>&1 &
 UPPID=$!
 defer "kill $UPPID"
 
 start_daemon() {
-	"$NETD" --foreground --socket "$T/control" --registry "$T/reg" --verbose 2>>"$T/daemon.log" &
+	"$NETD" --foreground --socket "$T/control" --registry "$T/reg" \
+	    --gateway-ca "$T/cert.pem" --verbose 2>>"$T/daemon.log" &
 	NETD_PID=$!
 	defer "kill $NETD_PID"
 	for _ in $(seq 50); do [ -S "$T/control" ] && grep -q "^CapEff" /proc/$NETD_PID/status &&
@@ -102,6 +113,14 @@ for mode in hostns port digest fds; do
 	    not_ok "open refused: $mode (rc=$rc: $out)"
 done
 must_fail "$BOX" "$T/control" abnet $SES3 notroot
+# An unsafe credential file: the open is refused and the reply names the credential.
+chmod 0644 /etc/agentbox/up.key
+out=$("$BOX" "$T/control" abnet $SES3 2>/dev/null); rc=$?
+kill -9 "${out%% *}" 2>/dev/null
+chmod 0640 /etc/agentbox/up.key
+[ $rc = 1 ] && [[ "${out#* }" == "error credential up: /etc/agentbox/up.key: not owned by root"* ]] &&
+    ok "open refused: a credential file readable by all (${out#* })" ||
+    not_ok "open refused: a credential file readable by all (rc=$rc: $out)"
 
 out=$("$BOX" "$T/control" abnet $SES1 2>"$T/box.err") ||
     e2e_die "open: $out $(cat "$T/box.err") $(tail -5 "$T/daemon.log")"
@@ -124,6 +143,17 @@ is "$(in_box $PY "$HERE/boxclient.py" bighead)" "HTTP/1.0 200 OK|hello-up -" \
     "a 16 KiB head of 64 fields without blanks is forwarded whole"
 is "$(in_box $CURL -o /dev/null -w '%{http_code}' -H 'Proxy-Authorization: Basic eDp5' \
     http://up.test/ 2>/dev/null)" 400 "Proxy-Authorization is refused"
+
+# --- the credential gateway: the upstream gets the key, the box never sees it ---
+out=$(in_box curl -sS --max-time 10 --noproxy '*' -H 'x-api-key: agentbox-up-placeholder' \
+    http://127.0.0.1:3129/key 2>&1)
+is "$(cat "$T/seen" 2>/dev/null)" "$KEY" "through the gateway the upstream gets the real key"
+is "$out" "key=[redacted]" "the box gets the upstream's echo of the key redacted"
+unlike "$out" "$KEY" "the box never sees the key"
+rec "ses=$SES1 .*proto=gateway event=open host=\"up.test\" port=443 addr=$UP decision=allowed" \
+    "gateway open"
+rec "ses=$SES1 .*proto=gateway event=close host=\"up.test\" port=443 .*bytes_up=[1-9][0-9]* bytes_down=[1-9]" \
+    "gateway close with bytes"
 
 # --- denied by name: 403 and no lookup ---
 is "$(in_box $CURL -o /dev/null -w '%{http_connect}' https://other.test/ 2>/dev/null)" 403 \
@@ -203,13 +233,23 @@ is "$out" "closed=14" "the 257th connection and later are refused while 256 are 
 # --- the lifeline: init exits, the session ends, its open tunnel closes ---
 in_box $CURL --cacert "$T/cert.pem" https://up.test/slow >/dev/null 2>&1 &
 CURLPID=$!
-sleep 1
+in_box curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:3129/slow >/dev/null 2>&1 &
+GWPID=$!
+sleep 2	# the gateway's close record below then says dur_ms of 2000 or so, not 30000
+kill -0 $GWPID 2>/dev/null && ok "a slow response through the gateway is held open" ||
+    not_ok "a slow response through the gateway is held open"
 kill -9 "$INIT1"
 rec "ses=$SES1 .*event=end reason=\"exit\"" "session end on init exit"
 rec "ses=$SES1 .*proto=connect event=close host=\"up.test\" .*dur_ms=" "open tunnel closed at session end"
 for _ in $(seq 50); do kill -0 $CURLPID 2>/dev/null || break; sleep 0.1; done
 kill -0 $CURLPID 2>/dev/null && not_ok "the tunnel's client saw the close" ||
     ok "the tunnel's client saw the close"
+for _ in $(seq 50); do kill -0 $GWPID 2>/dev/null || break; sleep 0.1; done
+kill -0 $GWPID 2>/dev/null && not_ok "a gateway connection is cut at the session's end" ||
+    ok "a gateway connection is cut at the session's end"
+# Its close record at once (within a few seconds, not when the upstream answers at 30 s).
+rec "ses=$SES1 .*proto=gateway event=close host=\"up.test\" .*dur_ms=[1-9][0-9][0-9][0-9] " \
+    "open gateway connection closed at session end"
 [ -f "$T/reg/$SES1" ] && not_ok "registry file removed at the end" ||
     ok "registry file removed at the end"
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -583,6 +584,45 @@ test_slow_client(void)
 	   "an idle connection ends quietly after idle_ms");
 }
 
+/* An upstream that answers only after 1.5 s. */
+static void
+silent(struct srv *s, SSL *ssl)
+{
+	if (srv_read_request(s, ssl) != 0)
+		return;
+	usleep(1500 * 1000);
+	srv_write(ssl, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+}
+
+/* The stop fd (the daemon's session ended) ends a connection waiting on the upstream. */
+static void
+test_stop(void)
+{
+	static const char req[] = "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:3129\r\n\r\n";
+	uint64_t one = 1;
+	char buf[4096];
+	struct srv s;
+	struct run g;
+	long long t0;
+	int stop = eventfd(0, EFD_CLOEXEC);
+
+	if (stop < 0 || !setup(&s, HOST, silent, &g))
+		return;
+	g.gw.stop_fd = &stop;
+	gw_go(&g);
+	box_send(&g, req, sizeof(req) - 1);
+	usleep(200 * 1000);
+	t0 = ab_netd_tls_now_ms();
+	if (write(stop, &one, sizeof(one)) != sizeof(one))
+		diag("eventfd write: %m");
+	box_read(&g, buf, sizeof(buf), 0, NULL, 5000);	/* until the gateway hangs up */
+	t0 = ab_netd_tls_now_ms() - t0;
+	finish(&s, &g);
+	close(stop);
+	ok(t0 < 1000 && g.r < 0 && strstr(buf, "ok") == NULL,
+	   "the stop fd ends a connection waiting on a silent upstream (%lld ms)", t0);
+}
+
 /* ---- 5. The upstream must be the credential's host. ---- */
 
 static void
@@ -728,6 +768,7 @@ main(void)
 	test_refusals();
 	test_bounds();
 	test_slow_client();
+	test_stop();
 	test_wrong_cert();
 	test_bad_responses();
 	test_http10();

@@ -34,7 +34,7 @@ write_file(const char *name, const char *content, size_t len, mode_t mode)
 static int
 read_cred(const char *p, char *buf, size_t *len)
 {
-	return ab_netd_cred_read(p, getuid(), getgid(), buf, AB_NETD_CRED_MAX + 1, len);
+	return ab_netd_cred_read(p, getuid(), getgid(), buf, AB_NETD_SECRET_MAX + 1, len);
 }
 
 static const struct {
@@ -62,7 +62,7 @@ static const struct {
 static void
 test_rows(void)
 {
-	char buf[AB_NETD_CRED_MAX + 1];
+	char buf[AB_NETD_SECRET_MAX + 1];
 	size_t len = 0;
 	int r;
 
@@ -73,7 +73,7 @@ test_rows(void)
 						    strcmp(buf, rows[i].secret) == 0)),
 		   "%s: %d", rows[i].name, r);
 		if (r != 0)
-			ok(buf[0] == '\0' && buf[AB_NETD_CRED_MAX] == '\0', "%s: buffer wiped",
+			ok(buf[0] == '\0' && buf[AB_NETD_SECRET_MAX] == '\0', "%s: buffer wiped",
 			   rows[i].name);
 	}
 }
@@ -81,8 +81,8 @@ test_rows(void)
 static void
 test_paths(void)
 {
-	char buf[AB_NETD_CRED_MAX + 1], link[300], sub[300], via[300];
-	char *big = malloc(AB_NETD_CRED_MAX + 64);
+	char buf[AB_NETD_SECRET_MAX + 1], link[300], sub[300], via[300];
+	char *big = malloc(AB_NETD_SECRET_MAX + 64);
 	size_t len;
 
 	write_file("real", "sk-abcdefgh\n", 12, 0640);
@@ -104,10 +104,10 @@ test_paths(void)
 	   "a buffer smaller than the cap: EINVAL");
 	if (big == NULL)
 		return;
-	memset(big, 'k', AB_NETD_CRED_MAX + 64);
-	write_file("big", big, AB_NETD_CRED_MAX, 0640);
-	ok(read_cred(path, buf, &len) == 0 && len == AB_NETD_CRED_MAX, "a secret of the cap: read");
-	write_file("big", big, AB_NETD_CRED_MAX + 64, 0640);
+	memset(big, 'k', AB_NETD_SECRET_MAX + 64);
+	write_file("big", big, AB_NETD_SECRET_MAX, 0640);
+	ok(read_cred(path, buf, &len) == 0 && len == AB_NETD_SECRET_MAX, "a secret of the cap: read");
+	write_file("big", big, AB_NETD_SECRET_MAX + 64, 0640);
 	ok(read_cred(path, buf, &len) == -EFBIG, "over the cap: EFBIG");
 	free(big);
 	snprintf(path, sizeof(path), "%s/fifo", dir);

@@ -1,13 +1,21 @@
 # The fake upstream of tests/e2e/netd_daemon.t, run inside the test's own network
 # namespace: HTTPS on 443 (certificate for up.test) and HTTP on 80.  /slow holds the
-# response for 30 s (a tunnel that is still open when the session ends).
+# response for 30 s (a tunnel that is still open when the session ends).  /key (the
+# credential gateway's test) writes the x-api-key it got to the file argv[4] and echoes
+# it in the body, which the gateway must redact before the box sees it.
 import http.server, ssl, sys, threading, time
 
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/slow":
             time.sleep(30)
-        body = (sys.argv[3] + " " + self.headers.get("Proxy-Connection", "-") + "\n").encode()
+        if self.path == "/key":
+            key = self.headers.get("x-api-key", "-")
+            with open(sys.argv[4], "w") as f:
+                f.write(key + "\n")
+            body = ("key=" + key + "\n").encode()
+        else:
+            body = (sys.argv[3] + " " + self.headers.get("Proxy-Connection", "-") + "\n").encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
