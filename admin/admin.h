@@ -165,14 +165,6 @@ int	adm_auditd_restore(void);
 char	*adm_auditd_get(const char *conf, const char *key);
 int	adm_auditd_reload(void);
 
-/* Processes of UID outside every box (running.c, with pam_module/stray.c).
- * adm_running_list: up to MAX of them into OUT, how many, or -errno.
- * adm_running_kill: SIGKILL them and wait until none is left (rescanning: they may
- * fork); *KILLED counts them.  0, or -errno (-EAGAIN: still some after every round). */
-struct ab_stray;
-int	adm_running_list(uid_t uid, struct ab_stray *out, size_t max);
-int	adm_running_kill(uid_t uid, unsigned *killed);
-
 /* Enrollment state (enroll.c): users enrolled by this tool. */
 int	adm_enrolled_users(struct ab_strv *users);
 

@@ -7,7 +7,7 @@ ADMIN_LIBS     = $(call pkg,--libs audit libacl)
 ADMIN_BIN     := $(B)/agentbox
 PAM_PROFILE   := admin/agentbox.pam-config
 PAM_CONFIGS   ?= /usr/share/pam-configs
-$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -Ipam_module -DAB_PAMDIR='"$(PAMDIR)"'
+$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -DAB_PAMDIR='"$(PAMDIR)"'
 $(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl)
 
 # The profile as a C string, so enroll can write it where make install did not.
@@ -17,12 +17,9 @@ $(B)/admin/pam_profile.h: $(PAM_PROFILE)
 $(B)/admin/pam.o $(B)/san/admin/pam.o: $(B)/admin/pam_profile.h
 
 # check's public-suffix test (netd/hostcheck.c, libpsl): never in the policy library,
-# which the PAM module links.  The scan for the agent's processes outside a box is the
-# PAM module's own (pam_module/stray.c; sessfail.c for its gate wrapper).
-ADMIN_PAM_OBJS := $(B)/pam_module/stray.o $(B)/pam_module/sessfail.o
-$(ADMIN_BIN): $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(ADMIN_PAM_OBJS) $(POLICY_LIB) $(UTIL_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(ADMIN_PAM_OBJS) \
-	  $(POLICY_LIB) \
+# which the PAM module links.
+$(ADMIN_BIN): $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) \
 	  $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS) $(NETD_PSL_LIBS)
 
 ALL += $(ADMIN_BIN)

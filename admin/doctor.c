@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "admin.h"
-#include "stray.h"
 #include "cmd.h"
 #include "config.h"
 
@@ -415,26 +414,6 @@ check_cron(const char *user)
 	}
 }
 
-/* Invariant 3: while one runs, it can hand sessions fds of the host's tree, and
- * pam_agentbox refuses the user's logins. */
-static void
-check_running(const char *user, uid_t uid)
-{
-	struct ab_stray p[16];
-	int i, n;
-
-	if ((n = adm_running_list(uid, p, sizeof(p) / sizeof(p[0]))) < 0) {
-		report(FAIL, NULL, "user %s: cannot scan /proc: %s", user, strerror(-n));
-		return;
-	}
-	if (n == 0)
-		report(OK, NULL, "user %s: no process outside a box", user);
-	for (i = 0; i < n; i++)
-		report(FAIL, "kill -KILL PID, or agentbox enroll USER --kill-running ...; "
-		    "logins are refused while it runs", "user %s: process %d (%s) runs outside "
-		    "every box", user, (int)p[i].pid, p[i].comm);
-}
-
 static void
 check_user(const char *user)
 {
@@ -481,7 +460,6 @@ check_user(const char *user)
 	ab_diag_free(&diag);
 	check_sshd(user);
 	check_cron(user);
-	check_running(user, pw->pw_uid);
 	r = adm_audit_rules_loaded(pw->pw_uid);
 	if (r == ADM_AUDIT_NRULES)
 		report(OK, NULL, "user %s: %d audit rules loaded (uid %u)", user, r,

@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "admin.h"
-#include "stray.h"
 #include "cmd.h"
 #include "config.h"
 
@@ -491,39 +490,7 @@ static void
 usage_enroll(FILE *f)
 {
 	fprintf(f, "usage: agentbox enroll USER --project DIR [--project DIR ...] "
-	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--kill-running] [--dry-run] "
-	    "[--quiet]\n");
-}
-
-/*
- * A process of the agent's uid outside every box (started before enrolment, by root
- * with setpriv, a service with User=) can hand a session fds of the host's tree, and
- * pam_agentbox refuses the user's logins while one runs.  With --kill-running: end
- * them; without: list them, so the admin knows why logins are refused.
- */
-static void
-running_outside(const char *user, uid_t uid, int kill_them)
-{
-	struct ab_stray p[16];
-	unsigned killed;
-	int i, n, r;
-
-	if (kill_them && !adm_dry_run) {
-		if ((r = adm_running_kill(uid, &killed)) != 0)
-			die_errno(r, "enroll %s: end the processes of uid %u outside every box",
-			    user, (unsigned)uid);
-		if (killed > 0 && !adm_quiet)
-			printf("ended %u process%s of %s outside every box\n", killed,
-			    killed == 1 ? "" : "es", user);
-		return;
-	}
-	if ((n = adm_running_list(uid, p, sizeof(p) / sizeof(p[0]))) < 0)
-		die_errno(n, "enroll %s: scan /proc for processes of uid %u", user, (unsigned)uid);
-	for (i = 0; i < n; i++)
-		adm_warn("%s: process %d (%s) runs outside every box: %s's logins are refused "
-		    "while it runs", user, (int)p[i].pid, p[i].comm, user);
-	if (n > 0)
-		hint("agentbox enroll %s --kill-running ... ends them", user);
+	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--dry-run] [--quiet]\n");
 }
 
 /* Enroll stops at the first failed step (rerunning it repairs the rest), naming the
@@ -543,12 +510,10 @@ cmd_enroll(int argc, char **argv)
 		{ "network", required_argument, NULL, 'n' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "kill-running", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ab_strv args = { 0 }, projects = { 0 };
-	int kill_running = 0;
 	struct state old, st = { 0 };
 	const char *user, *network = NULL;
 	char ppath[PATH_MAX], spath[PATH_MAX], path[PATH_MAX], *text, *p;
@@ -567,7 +532,6 @@ cmd_enroll(int argc, char **argv)
 		case 'n': network = optarg; break;
 		case 'N': adm_dry_run = 1; break;
 		case 'q': adm_quiet = 1; break;
-		case 'K': kill_running = 1; break;
 		case 'h': usage_enroll(stdout); return 0;
 		default: usage_enroll(stderr); return 2;
 		}
@@ -638,7 +602,6 @@ cmd_enroll(int argc, char **argv)
 		st.uid = pw->pw_uid;
 		if ((home = strdup(pw->pw_dir)) == NULL)
 			die("out of memory");
-		running_outside(user, st.uid, kill_running);
 	}
 
 	/* 4. Its policy: from now on the PAM module confines it. */

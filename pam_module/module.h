@@ -82,10 +82,6 @@ int	ab_entry_check(const char *service, int argc, char *const argv[], const char
 	    const char *caller_shell, const char **why);
 int	ab_entry_verify(struct ab_sess *s, const char *service, const char *pw_shell);
 
-/* stray.c: refuse (-EBUSY, with the pid and comm in s->why) while a process of s->uid
- * runs outside every box; before any namespace of ours is made. */
-int	ab_stray_check(struct ab_sess *s);
-
 /* reaper.c: open agentbox-init (root-owned, not writable by others) into s->init_fd,
  * before the world is built: a path under /tmp (tests) would be gone after. */
 int	ab_reaper_open(struct ab_sess *s);

@@ -220,11 +220,10 @@ elapsed_us(const struct timespec *t0)
 
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
-	STEP_STRAY, STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
+	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
 	STEP_PLAN, STEP_RECORD, STEP_N
 };
 static const char *const step_name[STEP_N] = {
-	[STEP_STRAY]	= "stray",
 	[STEP_LOGINUID]	= "loginuid",
 	[STEP_NETNS]	= "netns",
 	[STEP_UNSHARE]	= "unshare",
@@ -459,9 +458,6 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 		strcpy(cwd, "/");
 
 	clock_gettime(CLOCK_MONOTONIC, &clk.t_steps);
-	/* 1. Gate, timed: no process of the agent's uid outside a box (invariant 3). */
-	if ((r = timed(&clk, STEP_STRAY, ab_stray_check(&s))) != 0)
-		goto refuse;
 	/* 3. A fresh audit session, then the network namespace: before the mount namespace,
 	 * as the shared `none` namespace is pinned on the host. */
 	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0 ||

@@ -14,8 +14,7 @@ NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/net
               $(T)/netd_gateway $(T)/netd_gateway_cred $(T)/netd_proto \
               $(T)/netd_proto_decode $(T)/netd_rules
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
-              $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_stray \
-              $(T)/test_shell \
+              $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
               $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history $(T)/netd_record
 UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
@@ -30,9 +29,6 @@ $(T)/test_pam_prefilter: $(T)/%: $(TS)/%.o $(POLICY_LIB_SAN)
 $(T)/test_policy: TEST_LIBS = $(call pkg,--libs libcrypto)
 # pam_module/entry.c alone: which entry command lines run the agent's login shell.
 $(T)/test_entry: $(TS)/test_entry.o $(B)/san/pam_module/entry.o $(B)/san/pam_module/sessfail.o
-# pam_module/stray.c alone: which processes of a uid run outside every box.
-$(T)/test_stray: $(TS)/test_stray.o $(B)/san/pam_module/stray.o $(B)/san/pam_module/sessfail.o
-$(T)/test_stray: TEST_LIBS = -lpthread
 # shell/ objects without main.c (env.c, plan_check.c, ...).
 $(T)/test_shell: $(TS)/test_shell.o $(SHELL_LIB_OBJS:$(B)/%=$(B)/san/%) $(PLAN_LIB_SAN)
 $(T)/test_shell: TEST_LIBS = $(SECCOMP_LIBS)

@@ -122,25 +122,6 @@ esc_victim() {
 	exec "$@" env ABT_TOKEN="ABTSECRET-$marker" bash -c "exec -a '$marker' sleep $secs"
 }
 
-# A process of the agent's uid outside every box makes pam_agentbox refuse the login
-# (FINDINGS F7), so attempts against one need it started after the login: the session
-# script calls esc_session_in (it says it is in, then waits for the process), and the
-# root side runs `(esc_after_login CMD...) &`, which waits for that and then runs CMD,
-# which must exec (so that $! is its pid).
-esc_after_login() {
-	local i=0
-	while [ ! -e "$P/.esc-session-in" ]; do
-		i=$((i + 1)); [ $i -lt 600 ] || exit 1
-		sleep 0.1
-	done
-	touch "$P/.esc-outside-up"
-	"$@"
-}
-esc_session_in() {
-	defer "rm -f $P/.esc-session-in $P/.esc-outside-up"
-	raw "touch $P/.esc-session-in; i=0; while [ ! -e $P/.esc-outside-up ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done; sleep 0.3"
-}
-
 esc_as_dev() { su "$ESC_DEV" -s /bin/bash -c "$1"; }
 
 # Kill what is left of USER on the way out (a failed test must not leave processes).

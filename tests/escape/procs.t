@@ -15,8 +15,7 @@ esc_enroll "$ESC_AGENT2"
 (esc_victim ABTVICTIM-dev 300 setpriv --reuid="$ESC_DEV" --regid="$ESC_DEV" --init-groups) & dev_pid=$!
 # A process of the agent's own uid that is not in any session (left over from before
 # enrollment, or started by root with setpriv): the same uid must not mean reachable.
-# Started once the session is in: while it runs, no login starts (sockets.t S13).
-(esc_after_login esc_victim ABTVICTIM-same 300 setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups) & same_pid=$!
+(esc_victim ABTVICTIM-same 300 setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups) & same_pid=$!
 defer "kill $root_pid $dev_pid $same_pid"
 # Another agent's live session, with its own marker process.
 su "$ESC_AGENT2" -c "exec -a ABTVICTIM-other-session sleep 60" </dev/null >/dev/null 2>&1 & other=$!
@@ -24,7 +23,6 @@ defer "kill $other; esc_kill_user $ESC_AGENT2"
 sleep 0.5
 
 esc_begin procs
-esc_session_in
 attempt O01 "see a host root process"                ESRCH - seek-proc ABTVICTIM-root
 attempt O02 "see the developer's process"            ESRCH - seek-proc ABTVICTIM-dev
 attempt O03 "see a process of the agent's uid outside any session" ESRCH - seek-proc ABTVICTIM-same

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/e2e/lib-e2e.sh"
 . "$TOP/tests/escape/lib-escape.sh"
-. "$TOP/tests/e2e/lib-pam.sh"
 esc_world "$@"
 esc_enroll "$ESC_AGENT2"
 uid=$(id -u "$ESC_AGENT")
@@ -52,26 +51,10 @@ su "$ESC_AGENT2" -c "$ESC OTHER alisten abt-esc-other-session 60" </dev/null >/d
 defer "kill $!; esc_kill_user $ESC_AGENT2"
 # An outside process of the agent's own uid serving an fd of this world's / by SCM_RIGHTS
 # on a pathname socket in the project (the project is the one tree both sides share).
-SERVE=(setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups "$ESC" SERVE scm-serve "$P/.esc-scm.sock" /)
-
-# S13 (F7's second defence): while such a process runs, the agent cannot log in at all.
-"${SERVE[@]}" 1 >/dev/null &
+setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups "$ESC" SERVE scm-serve "$P/.esc-scm.sock" / 2 >/dev/null &
 serve_pid=$!
 defer "kill $serve_pid; rm -f $P/.esc-scm.sock"
 sleep 0.5
-esc_need_sshd
-pam_authlog_since
-out=$(e2e_ssh "$ESC_AGENT" "$ESC_PORT" 'echo INSIDE' 2>&1)
-unlike "$out" INSIDE "S13 login refused while an fd-serving process of the agent's uid runs outside"
-pam_authlog_find "refusing session of $ESC_AGENT: process $serve_pid \(e-SERVE\) of uid $uid runs outside every agentbox box" >/dev/null
-check $? "S13 the auth log names its pid $serve_pid"
-kill "$serve_pid"; wait "$serve_pid" 2>/dev/null; rm -f "$P/.esc-scm.sock"
-
-# S10/S11 (the first defence, enroll's deny ACLs): root starts the server only once the
-# session is in (the login gate cannot see a process that does not exist yet).
-(esc_after_login exec "${SERVE[@]}" 2 >/dev/null) &
-serve_pid=$!
-defer "kill $serve_pid"
 
 esc_begin sockets
 attempt S01 "connect to the host's docker socket"         '!OK' 'rec?' unix /run/docker.sock
@@ -83,8 +66,6 @@ attempt S06 "connect to a tmux server of the agent's uid outside" '!OK' 'rec?' u
 attempt S07 "connect to X11's abstract socket"            '!OK' 'rec?' abstract /tmp/.X11-unix/X77
 attempt S08 "connect to a host service's abstract socket" '!OK' 'rec?' abstract abt-esc-host-service
 attempt S09 "connect to another agent session's abstract socket" '!OK' 'rec?' abstract abt-esc-other-session
-esc_session_in
-echo "i=0; while [ ! -S $P/.esc-scm.sock ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done" >> "$ESC_SCRIPT"
 attempt S10 "SCM_RIGHTS fd of the outside / from a same-uid process: read .env through it" '!OK' 'rec?' scm-recv "$P/.esc-scm.sock" "${P#/}/.env"
 attempt S11 "SCM_RIGHTS fd of the outside /: read the developer's notes" '!OK' 'rec?' scm-recv "$P/.esc-scm.sock" "${DH#/}/notes.txt"
 attempt S12 "inherited fds above 2 (sshd, PAM, shell leaks)" EBADF - fds
