@@ -609,11 +609,9 @@ cmd_enroll(int argc, char **argv)
 	free(text);
 
 	/* 5. Record before granting, so a crash half way is still undone by unenroll. */
-	for (i = 0; i < old.projects.n; i++)
-		ab_strv_push(&st.projects, old.projects.v[i]);
-	for (i = 0; i < projects.n; i++)
-		if (!ab_strv_has(&st.projects, projects.v[i]))
-			ab_strv_push(&st.projects, projects.v[i]);
+	if (ab_strv_append(&st.projects, &old.projects) != 0 ||
+	    ab_strv_append(&st.projects, &projects) != 0 || ab_strv_uniq(&st.projects) != 0)
+		die("out of memory");	/* a project left out would never be revoked */
 	enroll_step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 6. Project access; trees dropped from the list since the last enroll lose it. */
@@ -624,8 +622,8 @@ cmd_enroll(int argc, char **argv)
 		if (!ab_strv_has(&projects, old.projects.v[i]) && st.uid != (uid_t)-1)
 			revoke_project(old.projects.v[i], st.uid, user);
 	ab_strv_free(&st.projects);
-	for (i = 0; i < projects.n; i++)
-		ab_strv_push(&st.projects, projects.v[i]);
+	if (ab_strv_append(&st.projects, &projects) != 0)
+		die("out of memory");
 	enroll_step(state_write(user, &st), user, "write the enrollment state", spath);
 
 	/* 7. Every entry path runs pam_agentbox. */

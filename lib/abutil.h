@@ -73,6 +73,9 @@ int	ab_strv_push(struct ab_strv *sv, const char *s);
 int	ab_strv_push_n(struct ab_strv *sv, const char *s, size_t n);
 /* Free every string and the vector; SV is left empty and reusable.  NULL is a no-op. */
 void	ab_strv_free(struct ab_strv *sv);
+/* Push a copy of every string of FROM onto SV, in order.  0 or -ENOMEM (SV may then
+ * hold some of them: the caller frees it). */
+int	ab_strv_append(struct ab_strv *sv, const struct ab_strv *from);
 /* 1 if SV holds a string equal to S, else 0. */
 int	ab_strv_has(const struct ab_strv *sv, const char *s);
 /* Remove later duplicates in place, keeping first occurrences in order.  0 or -ENOMEM. */

@@ -31,6 +31,18 @@ ab_strv_push(struct ab_strv *sv, const char *s)
 	return ab_strv_push_n(sv, s, strlen(s));
 }
 
+int
+ab_strv_append(struct ab_strv *sv, const struct ab_strv *from)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < from->n; i++)
+		if ((r = ab_strv_push(sv, from->v[i])) != 0)
+			return r;
+	return 0;
+}
+
 void
 ab_strv_free(struct ab_strv *sv)
 {

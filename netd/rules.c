@@ -82,19 +82,6 @@ ab_netd_rules_build(const struct ab_strv *allow, const struct ab_strv *deny,
 	return 0;
 }
 
-/* Append every string of FROM to TO. */
-static int
-strv_append(struct ab_strv *to, const struct ab_strv *from)
-{
-	size_t i;
-	int r;
-
-	for (i = 0; i < from->n; i++)
-		if ((r = ab_strv_push(to, from->v[i])) != 0)
-			return r;
-	return 0;
-}
-
 /*
  * A proxy-mode policy's allow_host, deny_host (both with @NAME sets already expanded by
  * the policy compiler) and allow_private.  A policy of any other network mode is no
@@ -108,10 +95,10 @@ ab_netd_rules_lists(const struct ab_policy *p, struct ab_strv *allow, struct ab_
 
 	if (p == NULL || p->network != AB_NET_PROXY)
 		return -EPERM;
-	if ((r = strv_append(allow, &p->allow_host)) != 0 ||
-	    (r = strv_append(deny, &p->deny_host)) != 0)
+	if ((r = ab_strv_append(allow, &p->allow_host)) != 0 ||
+	    (r = ab_strv_append(deny, &p->deny_host)) != 0)
 		return r;
-	return strv_append(priv, &p->allow_private);
+	return ab_strv_append(priv, &p->allow_private);
 }
 
 /* One "key = items" line of a test rules file into the matching list. */

@@ -180,6 +180,15 @@ test_strv(void)
 	ok(ab_strv_uniq(&sv) == 0 && sv.n == 3 && strcmp(sv.v[0], "b") == 0 &&
 	    strcmp(sv.v[1], "a") == 0 && strcmp(sv.v[2], "c") == 0 && sv.v[3] == NULL,
 	    "strv: uniq keeps the first of each, in order");
+	{
+		struct ab_strv to = { 0 };
+
+		ok(ab_strv_push(&to, "x") == 0 && ab_strv_append(&to, &sv) == 0 && to.n == 4 &&
+		    strcmp(to.v[0], "x") == 0 && strcmp(to.v[1], sv.v[0]) == 0 &&
+		    strcmp(to.v[3], sv.v[2]) == 0 && to.v[4] == NULL && to.v[1] != sv.v[0],
+		    "strv: append copies every string after what is there, in order");
+		ab_strv_free(&to);
+	}
 	ab_strv_free(&sv);
 	ok(sv.n == 0 && sv.v == NULL, "strv: free leaves it empty");
 	ab_strv_free(NULL);
