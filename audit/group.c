@@ -8,11 +8,16 @@
  * that hold something agentbox-audit reports.
  *
  * Grouping rules (the kernel's: every record of one event shares node and serial):
- *  - records are grouped by (node, serial) in a direct-mapped table of open events;
+ *  - records are grouped by (node, serial) in a set-associative table of open events
+ *    (AB_WAYS events per set).  It was direct-mapped: two open events AB_SLOTS serials
+ *    apart shared a slot, the first was closed for the second, and its late half came
+ *    back as an event of its own that nothing counted (a denial storm showed one Landlock
+ *    denial listed without its session plus a dac one, with the report none the wiser);
  *  - an event closes when EOE arrives (kernel versions and auditd configurations that
  *    write it), when it is a user-space or auditd record (always one record), when
- *    AB_WINDOW lines have passed since its first record, when its slot is needed by
- *    another event, or at flush.  Records of one event are not always written together: a
+ *    AB_WINDOW lines have passed since its first record, at flush, or, when every way of
+ *    its set holds an open event, the oldest of them is closed for room and counted
+ *    ("evicted": the report says its later records may be listed on their own).  Records of one event are not always written together: a
  *    Landlock or seccomp record is queued during the syscall, its SYSCALL/CWD/PATH at
  *    exit, and when the kernel's backlog is full the exit records wait for room while
  *    other tasks' records go ahead.  Denial storms (tests/e2e/audit_storm.t, two
@@ -33,9 +38,11 @@
 #include "review.h"
 
 #ifndef AB_SLOTS	/* the fuzzer builds with a small table: more slot reuse, faster runs */
-#define AB_SLOTS	4096	/* power of two */
-#define AB_WINDOW	16384	/* lines an event stays open after its first record */
+#define AB_SLOTS	16384	/* power of two; every event takes at least one line, so */
+#define AB_WINDOW	16384	/* AB_WINDOW open events fit unless a set overflows */
 #endif
+#define AB_WAYS		4	/* open events per set */
+#define AB_SETS		(AB_SLOTS / AB_WAYS)
 
 struct ev {
 	int		 open;
@@ -192,6 +199,44 @@ expire(struct ab_group *g)
 	}
 }
 
+/*
+ * The slot for record R (node hash NH) in its set: the open event with its key; else the
+ * way that last closed it (so a late record is known as late); else a way with no open
+ * event; else, every way being open, the way whose event started first, which the caller
+ * closes for room.  SIZE_MAX: R is older than every open event of the full set (a serial
+ * below theirs, within seconds): the later half of an event closed for room, which must
+ * not close another in turn (each would split the next); the caller reports it alone.
+ */
+static size_t
+find_slot(const struct ab_group *g, const struct ab_rec *r, uint64_t nh)
+{
+	size_t base = ((r->serial ^ (nh & 0xffff0000)) & (AB_SETS - 1)) * AB_WAYS;
+	size_t i, closed = SIZE_MAX, free_way = SIZE_MAX, oldest = base;
+	const struct ev *o;
+
+	for (i = base; i < base + AB_WAYS; i++) {
+		const struct ev *e = &g->slot[i];
+		int same = e->serial == r->serial && e->nodehash == nh;
+
+		if (e->open && same)
+			return i;
+		if (!e->open && same && e->closed_valid && closed == SIZE_MAX)
+			closed = i;
+		if (!e->open && free_way == SIZE_MAX)
+			free_way = i;
+		if (e->open && g->slot[oldest].open && e->first_line < g->slot[oldest].first_line)
+			oldest = i;
+	}
+	if (closed != SIZE_MAX)
+		return closed;
+	if (free_way != SIZE_MAX)
+		return free_way;
+	o = &g->slot[oldest];
+	if (o->nodehash == nh && r->serial < o->serial && r->sec <= o->sec + 10)
+		return SIZE_MAX;
+	return oldest;
+}
+
 int
 ab_group_line(struct ab_group *g, const char *line, size_t len)
 {
@@ -213,10 +258,17 @@ ab_group_line(struct ab_group *g, const char *line, size_t len)
 		return 0;
 	}
 	nh = hash_node(r.node);
-	idx = (r.serial ^ (nh & 0xffff0000)) & (AB_SLOTS - 1);
+	if ((idx = find_slot(g, &r, nh)) == SIZE_MAX) {
+		g->st.late++;
+		g->st.events++;
+		g->fn(g->arg, &r, 1);
+		return 0;
+	}
 	e = &g->slot[idx];
-	if (e->open && (e->serial != r.serial || e->nodehash != nh))
-		close_event(g, e);	/* slot needed: its event is long complete */
+	if (e->open && (e->serial != r.serial || e->nodehash != nh)) {
+		close_event(g, e);	/* every way of the set open: the oldest goes */
+		g->st.evicted++;
+	}
 	if (!e->open) {
 		/* A serial we closed moments ago: this record is late, not a new event. */
 		if (e->closed_valid && e->serial == r.serial && e->nodehash == nh &&

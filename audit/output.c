@@ -934,6 +934,9 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 	if (x->late > 0)
 		problem(p, "%ju record(s) arrived after their event was closed (reported on their own)",
 		    (uintmax_t)x->late);
+	if (x->evicted > 0)
+		problem(p, "%ju event(s) closed for room before their last record (any later "
+		    "record of theirs is reported on its own)", (uintmax_t)x->evicted);
 	if (x->dropped > 0)
 		problem(p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
 		    AB_EVENT_MAXREC);
