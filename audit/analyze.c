@@ -68,6 +68,7 @@ struct ab_review {
 	/* Decode buffers for the denial being built. */
 	char			 b_exe[4096 + 8], b_comm[64], b_path[8192], b_cwd[4096 + 8];
 	char			 b_access[256], b_addr[512], b_domain[32], b_user[64];
+	char			 b_dir[8192];	/* Landlock's directory of a make/remove */
 	struct ab_net		 net;		/* the network decision being built */
 };
 
@@ -1028,6 +1029,10 @@ landlock_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_re
 		char saved[256];
 
 		copy_cstr(saved, sizeof(saved), dir.p, dir.n);
+		/* Kept whole for suggest: the right to create or remove is the directory's. */
+		copy_cstr(rv->b_dir, sizeof(rv->b_dir), dir.p, dir.n);
+		d.dir.p = rv->b_dir;
+		d.dir.n = strlen(rv->b_dir);
 		if (dac_path(rv, &d, recs, n, cwd) || d.path.n == 0 || (dir.n > 0 && (d.path.n < dir.n ||
 		    memcmp(d.path.p, saved, strlen(saved)) != 0))) {
 			/* No PATH record, or one that is not below Landlock's directory. */

@@ -1,8 +1,9 @@
 /*
  * agentbox-audit: what did the agent try that was denied, and is that the whole record?
  *
- *   agentbox-audit [denials|sessions|summary|net] [--input FILE|-]... [filters] [--json]
- *                  [--follow] [--utc] [--engine fast|auparse] [--kernel-status]
+ *   agentbox-audit [denials|sessions|summary|net|suggest] [--input FILE|-]... [filters]
+ *                  [--json] [--follow] [--utc] [--engine fast|auparse] [--kernel-status]
+ *                  [--policy-root DIR] [--home DIR]   (suggest)
  *
  * Exit status: 0 the review is printed and the record is complete; 1 the review is
  * printed but the record is NOT known to be complete (the report says why); 2 usage
@@ -31,7 +32,7 @@
 #define WARN_MAX	10	/* warnings printed per kind; all are counted */
 
 enum { EXIT_COMPLETE = 0, EXIT_INCOMPLETE = 1, EXIT_USAGE = 2, EXIT_FATAL = 3 };
-enum cmd { CMD_DENIALS, CMD_SESSIONS, CMD_SUMMARY, CMD_NET };
+enum cmd { CMD_DENIALS, CMD_SESSIONS, CMD_SUMMARY, CMD_NET, CMD_SUGGEST };
 
 struct reader {
 	const char	*name;		/* for warnings */
@@ -46,6 +47,7 @@ static struct {
 	struct ab_group	*g;
 	struct ab_netview *net;		/* the net view's table */
 	struct ab_aup	*aup;
+	struct ab_suggest *sg;		/* suggest: the denials to judge */
 	struct ab_facts	 x;
 	unsigned	 warned_malformed, warned_overlong, warned_nul;
 	int		 quiet;
@@ -107,13 +109,17 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: " PROG " [denials|sessions|summary|net] [options]\n"
+	    "usage: " PROG " [denials|sessions|summary|net|suggest] [options]\n"
 	    "  denials (default)  one row (or --json object) per denial; with --kind net,\n"
 	    "                     every network decision, allowed ones too\n"
 	    "  sessions           one row per agentbox session (denials, connections)\n"
 	    "  summary            top paths, programs and kinds per session\n"
 	    "  net                one row per session, host, port, protocol and decision:\n"
 	    "                     count, first and last seen (--by user: per user)\n"
+	    "  suggest            a policy drop-in for one user (--user or --session): the\n"
+	    "                     read, write and allow_host lines the denials would need,\n"
+	    "                     each with its count and an example; what is not suggested\n"
+	    "                     (masks, protects, seccomp...) as comments saying why\n"
 	    "options:\n"
 	    "  --input FILE       read FILE (repeatable; '-' is stdin); default:\n"
 	    "                     " AUDIT_LOG ".N (highest first) then " AUDIT_LOG "\n"
@@ -132,6 +138,8 @@ usage(FILE *f)
 	    "  --engine fast|auparse   event assembly (default fast; auparse is the reference)\n"
 	    "  --kernel-status    ask the kernel for its lost counter even with --input\n"
 	    "  --quiet            do not print per-line warnings (they are still counted)\n"
+	    "  --policy-root DIR  suggest: read DIR/etc/agentbox/... (default /)\n"
+	    "  --home DIR         suggest: the user's home (default: from passwd)\n"
 	    "exit: 0 complete, 1 printed but not known to be complete, 2 usage, 3 unreadable\n");
 }
 
@@ -454,11 +462,14 @@ main(int argc, char **argv)
 		{ "kernel-status", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dump-events", no_argument, NULL, 'D' },
+		{ "policy-root", required_argument, NULL, 'R' },
+		{ "home", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ab_filter flt = { 0 };
 	struct ab_out out = { .f = stdout };
+	struct ab_suggest_opts sopt = { 0 };
 	struct ab_review *rv;
 	struct reader rd = { 0 };
 	enum cmd cmd = CMD_DENIALS;
@@ -535,6 +546,14 @@ main(int argc, char **argv)
 		case 'D':
 			dump = 1;
 			break;
+		case 'R':
+			sopt.policy_root = optarg;
+			break;
+		case 'H':
+			if (optarg[0] != '/')
+				die(EXIT_USAGE, "--home %s: expected an absolute path", optarg);
+			sopt.home = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -552,14 +571,20 @@ main(int argc, char **argv)
 			cmd = CMD_SUMMARY;
 		else if (strcmp(argv[optind], "net") == 0)
 			cmd = CMD_NET;
+		else if (strcmp(argv[optind], "suggest") == 0)
+			cmd = CMD_SUGGEST;
 		else
-			die(EXIT_USAGE, "unknown command '%s' (denials, sessions, summary, net)",
-			    argv[optind]);
+			die(EXIT_USAGE, "unknown command '%s' (denials, sessions, summary, net, "
+			    "suggest)", argv[optind]);
 		if (++optind < argc)
 			die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 	}
 	if (follow_mode && cmd != CMD_DENIALS)
 		die(EXIT_USAGE, "--follow works with the denials command");
+	if ((sopt.policy_root != NULL || sopt.home != NULL) && cmd != CMD_SUGGEST)
+		die(EXIT_USAGE, "--policy-root and --home work with the suggest command");
+	sopt.user = flt.user;
+	sopt.json = out.json;
 	out.tty = isatty(STDOUT_FILENO);
 	if (follow_mode)
 		setvbuf(stdout, NULL, _IOLBF, 0);
@@ -576,8 +601,11 @@ main(int argc, char **argv)
 	flt.net_decisions = cmd == CMD_NET || (flt.kinds & (1 << AB_KIND_NET)) != 0;
 	if (cmd == CMD_NET && ab_netview_new(by_user, &st.net) != 0)
 		die(EXIT_FATAL, "out of memory");
+	if (cmd == CMD_SUGGEST && ab_suggest_new(&st.sg) != 0)
+		die(EXIT_FATAL, "out of memory");
 	if (ab_review_new(&flt, cmd == CMD_DENIALS ? ab_out_denial : cmd == CMD_NET ? net_collect :
-	    NULL, &out, &rv) != 0)
+	    cmd == CMD_SUGGEST ? ab_suggest_add : NULL, cmd == CMD_SUGGEST ? (void *)st.sg :
+	    (void *)&out, &rv) != 0)
 		die(EXIT_FATAL, "out of memory");
 	if ((auparse_engine ? ab_aup_new(dump ? dump_event : ab_review_event, rv, &st.aup) :
 	    ab_group_new(dump ? dump_event : ab_review_event, rv, &st.g)) != 0)
@@ -610,6 +638,15 @@ main(int argc, char **argv)
 		ab_out_summary(&out, rv);
 	else if (cmd == CMD_NET)
 		ab_out_net(&out, st.net, rv);
+	else if (cmd == CMD_SUGGEST) {
+		char err[AB_SUGGEST_ERR] = "";
+
+		/* stdout is the drop-in alone: the report goes to stderr, as with --json. */
+		if (ab_suggest_print(st.sg, stdout, &sopt, err, sizeof(err)) != 0)
+			die(EXIT_FATAL, "suggest: %s", err[0] != '\0' ? err : "failed");
+		if (ab_suggest_dropped(st.sg) > 0)
+			st.x.suggest_dropped = ab_suggest_dropped(st.sg);
+	}
 
 	/* 7. Completeness, with every review: "no denials" must never mean "could not see". */
 	{
@@ -636,14 +673,16 @@ main(int argc, char **argv)
 		fputs(st.x.filtered ? "no denials in the records read match the filters\n" :
 		    "no denials in the records read\n", stdout);
 	fflush(stdout);
-	if (!out.json)
+	if (!out.json && cmd != CMD_SUGGEST)
 		fputc('\n', stdout);
-	incomplete = ab_out_completeness(out.json ? stderr : stdout, out.json, &st.x);
+	incomplete = ab_out_completeness(out.json || cmd == CMD_SUGGEST ? stderr : stdout,
+	    out.json, &st.x);
 out:
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(EXIT_FATAL, "write: %s", strerror(errno));
 	ab_review_free(rv);
 	ab_netview_free(st.net);
+	ab_suggest_free(st.sg);
 	ab_group_free(st.g);
 	ab_aup_free(st.aup);
 	free(rd.buf);

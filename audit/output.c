@@ -758,6 +758,10 @@ net_problems(struct problems *p, const struct ab_facts *x)
 	if (x->net_rows_lost > 0)
 		problem(p, "%ju network decision(s) not counted in the net view (its table is full, "
 		    "or out of memory)", (uintmax_t)x->net_rows_lost);
+	if (x->suggest_dropped > 0)
+		problem(p, "%ju denial(s) not judged by suggest (more distinct ones than its "
+		    "table holds, or out of memory): the drop-in does not cover them",
+		    (uintmax_t)x->suggest_dropped);
 }
 
 /*

@@ -2,8 +2,9 @@
  * agentbox-audit internals: one audit log line (logline.c), records grouped into events
  * (group.c: the streaming fast path; auparse.c: libauparse, the reference), events turned
  * into denials, sessions and completeness facts (analyze.c, complete.c; agentbox-netd's
- * network records: net.c), and printed (output.c).  Library-style: functions return 0 or -errno, never print, never exit;
- * only main.c and output.c write to stdout/stderr.
+ * network records: net.c), and printed (output.c), or turned into a policy drop-in
+ * (suggest.c).  Library-style: functions return 0 or -errno, never print, never exit;
+ * only main.c, output.c and suggest.c write, and those two only to the FILE given.
  */
 #ifndef AB_REVIEW_H
 #define AB_REVIEW_H
@@ -200,6 +201,8 @@ struct ab_denial {
 	enum ab_kind	 kind;
 	struct ab_str	 access;	/* fs.read_file / net.connect_tcp / syscall / EACCES */
 	struct ab_str	 path;		/* as the process saw it (absolute when CWD allowed) */
+	struct ab_str	 dir;		/* Landlock fs.make_*, fs.remove_*: the directory its
+					 * record names (path may name the entry in it) */
 	const char	*host_path_note;	/* NULL: same as path; else why it differs */
 	struct ab_str	 addr;		/* net: "127.0.0.1:443"; signal: "pid 12 (comm)" */
 	const char	*syscall;	/* name from libaudit, or NULL */
@@ -424,9 +427,38 @@ struct ab_facts {
 	int		 filtered;
 	int		 utc;		/* times in UTC (--utc) */
 	uint64_t	 net_rows_lost;	/* net view: decisions its table could not hold */
+	uint64_t	 suggest_dropped;	/* suggest: denials not judged */
 };
 /* Print the report to F (text, or one JSON object); returns 1 if the record is not
  * known to be complete, else 0. */
 int	ab_out_completeness(FILE *f, int json, const struct ab_facts *x);
+
+/* ---- suggest (suggest.c) ------------------------------------------------------------------ */
+
+/*
+ * `agentbox-audit suggest`: a policy drop-in for one user from the denials the filters
+ * select.  ab_suggest_add is the review's ab_denial_fn; ab_suggest_print loads the user's
+ * policy (POLICY_ROOT as ab_policy_load's root; NULL: /), judges every distinct denial
+ * against it and writes the drop-in (or, with JSON, one object per line and per reason
+ * not suggested) to F.  USER: --user (a name or uid), NULL for the only user the denials
+ * name; HOME: the user's home when passwd here does not say (records of another host).
+ * Returns 0, or -errno with ERR set to one line for a person.  Same records, same policy:
+ * same output, byte for byte.
+ */
+#define AB_SUGGEST_ERR	256
+struct ab_suggest;
+struct ab_suggest_opts {
+	const char	*policy_root;
+	const char	*user;
+	const char	*home;
+	int		 json;
+};
+int	ab_suggest_new(struct ab_suggest **out);
+void	ab_suggest_add(void *sg, const struct ab_denial *d);
+int	ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o,
+	    char *err, size_t errlen);
+/* Denials not judged: distinct ones beyond the table, or lost to out of memory. */
+uint64_t ab_suggest_dropped(const struct ab_suggest *sg);
+void	ab_suggest_free(struct ab_suggest *sg);
 
 #endif /* AB_REVIEW_H */
