@@ -1149,7 +1149,8 @@ ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o
 			goto out;
 		}
 	}
-	qsort(g, ng, sizeof(*g), group_cmp);
+	if (ng > 0)
+		qsort(g, ng, sizeof(*g), group_cmp);
 	fold(g, ng);
 	/* 4. The file (or one JSON object per line and per reason). */
 	if (o->json)
