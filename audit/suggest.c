@@ -35,6 +35,8 @@
 #ifndef AB_SUGGEST_MAX
 #define AB_SUGGEST_MAX	65536	/* distinct denials kept; the rest are counted */
 #endif
+/* Bytes of their names kept: a hostile session can make every path 4 KiB long. */
+#define AB_SUGGEST_BYTES (64u << 20)
 #define USERS_MAX	16
 #define SESSIONS_MAX	4096
 #define LINE_MAX_POLICY	198	/* a policy line's bytes (inih 200 with "\n" and NUL) */
@@ -58,6 +60,7 @@ struct ab_suggest {
 	struct entry	*tab;
 	size_t		 cap, n;
 	uint64_t	 denials, dropped;
+	size_t		 bytes;		/* names kept, against AB_SUGGEST_BYTES */
 	uint64_t	 uids[USERS_MAX];
 	char		 names[USERS_MAX][64];
 	size_t		 nusers;
@@ -202,7 +205,8 @@ count_entry(struct ab_suggest *sg, enum ab_kind kind, struct ab_str access, stru
 			sg->tab[j].count += n;
 			return;
 		}
-	if (sg->n >= AB_SUGGEST_MAX) {
+	if (sg->n >= AB_SUGGEST_MAX ||
+	    sg->bytes + access.n + obj.n + dir.n + reason.n > AB_SUGGEST_BYTES) {
 		sg->dropped += n;
 		return;
 	}
@@ -236,6 +240,7 @@ count_entry(struct ab_suggest *sg, enum ab_kind kind, struct ab_str access, stru
 	memcpy(e->dir, dir.p, dir.n);
 	e->dir[dir.n] = '\0';
 	e->dirn = dir.n;
+	sg->bytes += access.n + obj.n + dir.n + reason.n;
 	e->hash = h;
 	e->kind = kind;
 	e->port = port;
@@ -304,12 +309,6 @@ ab_suggest_add(void *arg, const struct ab_denial *d)
 }
 
 /* ---- 2. judge --------------------------------------------------------------------------- */
-
-static char *
-xstrdup(const char *s)
-{
-	return strdup(s);
-}
 
 /* P is DIR or below it (DIR "/" holds everything). */
 static int
@@ -622,7 +621,7 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 	if ((p = canonical(e->obj, e->objn, &bad)) == NULL) {
 		if (!bad)
 			return -ENOMEM;
-		v->why = xstrdup("not an absolute, canonical path (a '.', '..' or empty "
+		v->why = strdup("not an absolute, canonical path (a '.', '..' or empty "
 		    "component, or relative)");
 		return v->why == NULL ? -ENOMEM : 0;
 	}
@@ -649,7 +648,7 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 		if ((p = canonical(e->dir, e->dirn, &bad)) == NULL) {
 			if (!bad)
 				return -ENOMEM;
-			v->why = xstrdup("its directory is not an absolute, canonical path");
+			v->why = strdup("its directory is not an absolute, canonical path");
 			return v->why == NULL ? -ENOMEM : 0;
 		}
 	}
@@ -675,7 +674,7 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 		const char *t = ab_trees_path(w->home, &w->p->project, i);
 
 		if (t != NULL && under(t, p)) {
-			v->why = xstrdup(i == 0 ? "the line would hold the whole home" :
+			v->why = strdup(i == 0 ? "the line would hold the whole home" :
 			    "the line would hold a project (and its masks)");
 			goto out;
 		}
@@ -685,7 +684,7 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 		goto out;
 	}
 	if (!value_writable(p) || !line_fits(K_WRITE, p)) {
-		v->why = xstrdup("the directory's name has bytes this tool does not write into "
+		v->why = strdup("the directory's name has bytes this tool does not write into "
 		    "a policy line (or is too long): write the line by hand");
 		goto out;
 	}
@@ -709,14 +708,14 @@ judge_net(const struct world *w, const struct entry *e, struct verdict *v)
 	const char *why;
 
 	if (strcmp(e->reason, "no-rule") != 0) {
-		v->why = e->reason[0] == '\0' ? xstrdup("the proxy gave no reason") :
-		    strcmp(e->reason, "deny-rule") == 0 ? xstrdup("a deny_host rule refuses it "
+		v->why = e->reason[0] == '\0' ? strdup("the proxy gave no reason") :
+		    strcmp(e->reason, "deny-rule") == 0 ? strdup("a deny_host rule refuses it "
 		    "(deny wins over every allow)") : fmt("refused by the proxy for %s, which no "
 		    "allow_host line changes", e->reason);
 		return v->why == NULL ? -ENOMEM : 0;
 	}
 	if (ab_netd_host_parse(e->obj, e->objn, &h) != 0 || h.kind != AB_NETD_HOST_NAME) {
-		v->why = xstrdup("not a host name (an address, or bytes a name cannot hold): "
+		v->why = strdup("not a host name (an address, or bytes a name cannot hold): "
 		    "allow_host lines are only suggested for the names seen");
 		return v->why == NULL ? -ENOMEM : 0;
 	}
@@ -726,17 +725,17 @@ judge_net(const struct world *w, const struct entry *e, struct verdict *v)
 		return v->why == NULL ? -ENOMEM : 0;
 	}
 	if (e->port == 0 || e->port > 65535) {
-		v->why = xstrdup("no port in the record");
+		v->why = strdup("no port in the record");
 		return v->why == NULL ? -ENOMEM : 0;
 	}
 	if (e->port == AB_NETD_DEFAULT_PORT)
-		v->value = xstrdup(h.text);
+		v->value = strdup(h.text);
 	else
 		v->value = fmt("%s:%ju", h.text, (uintmax_t)e->port);
 	if (v->value == NULL)
 		return -ENOMEM;
 	if (ab_netd_rule_parse(v->value, false, &r, &why) != 0 || !line_fits(K_HOST, v->value)) {
-		v->why = xstrdup("the policy's rule parser refuses the name");
+		v->why = strdup("the policy's rule parser refuses the name");
 		goto none;
 	}
 	(void)ab_netd_decide(w->rules, w->nrules, &h, (uint16_t)e->port, &dv);
@@ -763,7 +762,7 @@ judge(const struct world *w, const struct entry *e, struct verdict *v)
 	v->e = e;
 	switch (e->kind) {
 	case AB_KIND_SECCOMP:
-		v->why = xstrdup("seccomp denies the call in every session: no policy key "
+		v->why = strdup("seccomp denies the call in every session: no policy key "
 		    "allows it");
 		return v->why == NULL ? -ENOMEM : 0;
 	case AB_KIND_NET:
@@ -773,7 +772,7 @@ judge(const struct world *w, const struct entry *e, struct verdict *v)
 	case AB_KIND_LANDLOCK:
 	default:
 		if ((k = fs_key(e->access, &other)) == K_NONE) {
-			v->why = xstrdup(other != NULL ? other : "out of memory");
+			v->why = strdup(other != NULL ? other : "out of memory");
 			return v->why == NULL || other == NULL ? -ENOMEM : 0;
 		}
 		return judge_path(w, e, k, v);

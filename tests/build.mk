@@ -94,7 +94,7 @@ tests/unit/try-op.t: $(B)/try-op
 # The scripts run the sanitizer build of the program.
 $(wildcard tests/unit/audit_*.t): $(AUDIT_SAN)
 # audit_suggest.t checks the drop-in with agentbox check.
-tests/unit/audit_suggest.t: $(B)/agentbox
+tests/unit/audit_suggest.t: $(B)/agentbox $(B)/agentbox-audit
 # man-options.t runs each program's --help.
 tests/unit/man-options.t: $(B)/agentbox $(B)/agentbox-audit
 

@@ -138,6 +138,32 @@ like "$out" $'\\[user:abt_sug1]\n\n# nothing to suggest' "an empty drop-in that 
 must_fail "$AA" suggest --input "$tmp/log" --home relative/dir --user abt_sug1
 must_fail "$AA" denials --input "$tmp/log" --policy-root "$root"
 
+# Bounded: past 65,536 distinct denials the rest are counted, said in the file and in the
+# report, and the exit status says the suggestion may be missing lines.  (The program
+# without sanitizers: 66,000 events.)
+python3 - > "$tmp/big.log" <<'PY'
+import sys
+w = sys.stdout.write
+w("type=TRUSTED_APP msg=audit(1796079999.000:999): pid=4000 uid=0 auid=1301 ses=301 "
+  "msg='op=agentbox-session-start ses=301 user=\"abt_sug1\" uid=1301 service=\"su\" "
+  "tty=\"\" rhost=\"\" digest=ab network=proxy masks=1 protects=1 init_pid=4001 "
+  "new_ses=yes lost=0 exe=\"?\" hostname=? addr=? terminal=? res=success'\n")
+for i in range(66000):
+    s = 1000 + i
+    w('type=UNKNOWN[1423] msg=audit(1796080000.000:%d): domain=1d5e00009 blockers=fs.read_file '
+      'path="/srv/abt-big/%d" dev="vda" ino=7\n' % (s, i))
+    w('type=SYSCALL msg=audit(1796080000.000:%d): arch=c000003e syscall=257 success=no '
+      'exit=-13 a0=0 a1=0 a2=0 a3=0 items=0 ppid=1 pid=2 auid=1301 uid=1301 gid=1301 '
+      'euid=1301 suid=1301 fsuid=1301 egid=1301 sgid=1301 fsgid=1301 tty=(none) ses=301 '
+      'comm="t" exe="/t" key="agentbox"\n' % s)
+PY
+"$BUILD/agentbox-audit" suggest --input "$tmp/big.log" --user abt_sug1 --policy-root "$root" \
+	--home "$tmp/home" > "$tmp/big.out" 2> "$tmp/big.err"; rc=$?
+is "$rc" 1 "66,000 distinct denials: exit 1 (not known complete)"
+like "$(cat "$tmp/big.out")" "# INCOMPLETE: 464 denial(s) were not judged" "the drop-in says how many were not judged"
+like "$(cat "$tmp/big.err")" "464 denial(s) not judged by suggest" "and so does the report"
+like "$(cat "$tmp/big.out")" "read = /srv/abt-big" "what was judged is still suggested"
+
 # --json: one object per line and per reason.
 sug --user abt_sug1 --json > "$tmp/json" 2>/dev/null
 python3 - "$tmp/json" <<'PY' > "$tmp/jcheck" 2>&1
