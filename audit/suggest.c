@@ -40,7 +40,9 @@
 #define USERS_MAX	16
 #define SESSIONS_MAX	4096
 #define LINE_MAX_POLICY	198	/* a policy line's bytes (inih 200 with "\n" and NUL) */
-#define EXAMPLE_MAX	100	/* bytes of an example in a comment */
+#define EXAMPLE_MAX	80	/* bytes of an example in a comment: with the longest
+				 * counts and access, a comment line stays within 198 */
+#define ACCESS_MAX	32
 
 /* One distinct denial: what and how often. */
 struct entry {
@@ -708,10 +710,13 @@ judge_net(const struct world *w, const struct entry *e, struct verdict *v)
 	const char *why;
 
 	if (strcmp(e->reason, "no-rule") != 0) {
-		v->why = e->reason[0] == '\0' ? strdup("the proxy gave no reason") :
-		    strcmp(e->reason, "deny-rule") == 0 ? strdup("a deny_host rule refuses it "
+		char *rs = ascii(e->reason, strlen(e->reason), 40);
+
+		v->why = rs == NULL ? NULL : rs[0] == '\0' ? strdup("the proxy gave no reason") :
+		    strcmp(rs, "deny-rule") == 0 ? strdup("a deny_host rule refuses it "
 		    "(deny wins over every allow)") : fmt("refused by the proxy for %s, which no "
-		    "allow_host line changes", e->reason);
+		    "allow_host line changes", rs);
+		free(rs);
 		return v->why == NULL ? -ENOMEM : 0;
 	}
 	if (ab_netd_host_parse(e->obj, e->objn, &h) != 0 || h.kind != AB_NETD_HOST_NAME) {
@@ -916,11 +921,26 @@ fold(struct group *g, size_t n)
 	}
 }
 
+/* A reason: printable ASCII already (what it quotes went through ascii()); cut to fit. */
+static void
+put_why(FILE *f, const char *why)
+{
+	size_t n = strlen(why);
+
+	for (size_t i = 0; i < n && i < 150; i++)
+		if (why[i] >= 0x20 && why[i] < 0x7f)
+			fputc(why[i], f);
+		else
+			fprintf(f, "\\x%02x", (unsigned char)why[i]);
+	if (n > 150)
+		fputs("...", f);
+}
+
 static void
 put_example(FILE *f, const struct entry *e)
 {
 	fputs(e->kind == AB_KIND_SECCOMP ? "seccomp " : e->kind == AB_KIND_DAC ? "dac " : "", f);
-	put_ascii(f, e->access, strlen(e->access), 40);
+	put_ascii(f, e->access, strlen(e->access), ACCESS_MAX);
 	if (e->objn > 0) {
 		fputc(' ', f);
 		put_ascii(f, e->obj, e->objn, EXAMPLE_MAX);
@@ -980,7 +1000,7 @@ put_text(FILE *f, const struct ab_suggest *sg, const char *user, struct group *g
 		if (g[i].key != K_NONE)
 			continue;
 		fprintf(f, "# %ju denial(s): ", (uintmax_t)g[i].count);
-		put_ascii(f, g[i].why, strlen(g[i].why), 150);
+		put_why(f, g[i].why);
 		fputs("\n#   e.g. ", f);
 		put_example(f, g[i].example);
 		fputc('\n', f);
