@@ -444,56 +444,51 @@ static const char *const home_containers[] = {
 static int
 is_container(const struct world *w, const char *p)
 {
-	char buf[4096];
+	size_t h = w->home != NULL ? strlen(w->home) : 0;
 
 	if (strrchr(p, '/') == p)	/* "/" or a top-level directory */
 		return 1;
 	for (size_t i = 0; i < sizeof(containers) / sizeof(containers[0]); i++)
 		if (strcmp(p, containers[i]) == 0)
 			return 1;
-	for (size_t i = 0; w->home != NULL && i < sizeof(home_containers) /
-	    sizeof(home_containers[0]); i++) {
-		snprintf(buf, sizeof(buf), "%s%s", w->home, home_containers[i]);
-		if (strcmp(p, buf) == 0)
+	if (h == 0 || strncmp(p, w->home, h) != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(home_containers) / sizeof(home_containers[0]); i++)
+		if (strcmp(p + h, home_containers[i]) == 0)
 			return 1;
-	}
 	return 0;
 }
 
 /*
  * The line a person would write for path P: one level below the deepest container above
  * it (/srv/tool/data/x -> /srv/tool, /var/lib/tool/db -> /var/lib/tool, ~/.cache/tool/x
- * -> ~/.cache/tool).  NULL when P is a container itself or above one (/, /srv, /var/lib).
+ * -> ~/.cache/tool).  *OUT NULL when P is a container itself (/, /srv, /var/lib).
+ * 0 or -ENOMEM.
  */
-static char *
-collapse(const struct world *w, const char *p)
+static int
+collapse(const struct world *w, const char *p, char **out)
 {
-	size_t n = strlen(p), best = 0;
+	char *a, *slash;
 
+	*out = NULL;
 	if (is_container(w, p))
-		return NULL;
-	/* The deepest container strictly above P: try each ancestor, longest first. */
-	for (size_t i = n; i-- > 1;)
-		if (p[i] == '/') {
-			char *a = strndup(p, i);
-			int c;
+		return 0;
+	if ((a = strdup(p)) == NULL)
+		return -ENOMEM;
+	/* Cut A back one component at a time to the deepest container; every top-level
+	 * directory is one, so this ends there at the latest. */
+	while ((slash = strrchr(a, '/')) != NULL && slash != a) {
+		*slash = '\0';
+		if (is_container(w, a)) {
+			const char *end = strchr(p + strlen(a) + 1, '/');
 
-			if (a == NULL)
-				return NULL;
-			c = is_container(w, a);
+			*out = strndup(p, end != NULL ? (size_t)(end - p) : strlen(p));
 			free(a);
-			if (c) {
-				best = i;
-				break;
-			}
+			return *out == NULL ? -ENOMEM : 0;
 		}
-	if (best == 0)		/* under a top-level directory: that one is the container */
-		best = (size_t)(strchr(p + 1, '/') != NULL ? strchr(p + 1, '/') - p : (ptrdiff_t)n);
-	{
-		const char *end = strchr(p + best + 1, '/');
-
-		return strndup(p, end != NULL ? (size_t)(end - p) : n);
 	}
+	free(a);
+	return 0;
 }
 
 /* The tree (0 home, 1.. projects) P is in, or -1. */
@@ -661,7 +656,11 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 		free(s);
 		goto out;
 	}
-	if ((c = collapse(w, p)) == NULL) {
+	if (collapse(w, p, &c) != 0) {
+		free(p);
+		return -ENOMEM;
+	}
+	if (c == NULL) {
 		if ((s = ascii(p, strlen(p), EXAMPLE_MAX)) != NULL)
 			v->why = fmt("%s is too wide to grant: name the tool's own directory "
 			    "below it", s);
