@@ -1,7 +1,7 @@
 /*
  * Build-time generator: compiles the deny table of seccomp.c with libseccomp, once per
- * network mode, and writes the BPF programs as a C header for seccomp_load.c.  Not part
- * of agentbox-shell.   usage: seccomp_gen > seccomp_bpf.h
+ * network mode, plus the quiet clone3 filter, and writes the BPF programs as a C header
+ * for seccomp_load.c.  Not part of agentbox-shell.   usage: seccomp_gen > seccomp_bpf.h
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +23,14 @@ static const struct {
 };
 
 static int
-emit(enum ab_network net, const char *name)
+export(int net, int fd)
+{
+	return net < 0 ? ab_seccomp_export_quiet(1, fd) : ab_seccomp_export((enum ab_network)net, 1, fd);
+}
+
+/* NET: a network mode's table, or -1 for the quiet filter. */
+static int
+emit(int net, const char *name)
 {
 	struct sock_filter *f;
 	off_t size;
@@ -32,7 +39,7 @@ emit(enum ab_network net, const char *name)
 
 	if ((fd = memfd_create("bpf", MFD_CLOEXEC)) == -1)
 		return -errno;
-	if ((r = ab_seccomp_export(net, 1, fd)) != 0 || (size = lseek(fd, 0, SEEK_END)) == -1 ||
+	if ((r = export(net, fd)) != 0 || (size = lseek(fd, 0, SEEK_END)) == -1 ||
 	    size == 0 || size % (off_t)sizeof(*f) != 0) {
 		close(fd);
 		return r ? r : -EINVAL;
@@ -64,6 +71,10 @@ main(void)
 			fprintf(stderr, "seccomp_gen: %s: %s\n", modes[i].name, strerror(-r));
 			return 1;
 		}
+	}
+	if ((r = emit(-1, "quiet")) != 0) {
+		fprintf(stderr, "seccomp_gen: quiet: %s\n", strerror(-r));
+		return 1;
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }

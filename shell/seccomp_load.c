@@ -32,5 +32,9 @@ ab_seccomp_apply(const struct ab_plan *plan)
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &prog) == -1)
 		return -errno;
+	/* After the table, without FLAG_LOG: it answers clone3 silently (seccomp.c). */
+	prog = (struct sock_fprog)PROG(ab_bpf_quiet);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1)
+		return -errno;
 	return 0;
 }

@@ -84,7 +84,8 @@ int	ab_landlock_abi(void);
 
 /*
  * Load the agentbox seccomp filter for PLAN's network mode (precompiled from the table
- * in seccomp.c at build time), with SECCOMP_FILTER_FLAG_LOG so every denial is audited.
+ * in seccomp.c at build time), with SECCOMP_FILTER_FLAG_LOG so every denial is audited,
+ * then the quiet filter (clone3 -> ENOSYS, unlogged: glibc's fallback probe).
  * Default allow; non-native architectures kill the process.  Needs no_new_privs.
  * 0 or -errno.
  */
@@ -97,6 +98,12 @@ int	ab_seccomp_apply(const struct ab_plan *plan);
  * seccomp_gen.c compiles in) or libseccomp's PFC text (for tests and review).
  */
 int	ab_seccomp_export(enum ab_network net, int bpf, int fd);
+
+/*
+ * Write the quiet filter to FD (same formats): clone3 -> ENOSYS without a record, loaded
+ * after the table so that glibc's clone3 probe in every threaded program is not logged.
+ */
+int	ab_seccomp_export_quiet(int bpf, int fd);
 
 /* exec.c */
 

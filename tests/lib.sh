@@ -26,10 +26,13 @@ skip_all() {
 defer()    { _deferred="$1
 $_deferred"; }
 _run_deferred() {
-	local IFS='
-'
-	for c in $_deferred; do eval "$c" >/dev/null 2>&1 || true; done
+	local c cmds
+	# Split on newlines only here: the commands themselves run with the usual IFS (a
+	# newline-only IFS leaked into them, and `auditctl -d ${rule#-a }` got one word).
+	IFS='
+' read -r -d '' -a cmds <<< "$_deferred"
 	_deferred=""
+	for c in "${cmds[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
 }
 trap '_run_deferred' EXIT
 trap '_run_deferred; exit 130' INT TERM HUP

@@ -21,6 +21,7 @@
 # other test uses (lib-e2e.sh takes 200000-900099; this takes 950000-989999).
 
 OVL_HOST=/run/ab-ovl-host
+. "$(dirname "${BASH_SOURCE[0]}")/pristine.sh"
 
 ovl_die() { echo "1..1"; echo "not ok 1 - overlay world: $*"; exit 1; }
 
@@ -99,15 +100,43 @@ ovl_enter() {
 	OVL_SRC=/tmp/agentbox-src
 	mkdir "$OVL_SRC" && tar -C "$OVL_HOST$TOP" --exclude=./build --exclude=./.git -cf - . |
 	    tar -C "$OVL_SRC" -xf - || ovl_die "copy of the source tree"
+	# A host that uses agentbox (make demo, make install, users enrolled): this world
+	# starts as if it had never been installed (pristine.sh), and what that took away is
+	# the baseline ovl_leftovers compares with, not a change the test made.
+	pristine_scrub_overlay "$OVL_SRC" || ovl_die "a pristine view of the host"
+	OVL_BASELINE=$OVL_HOST$d/baseline
+	_ovl_upper_state > "$OVL_BASELINE" || ovl_die "baseline of the pristine view"
+}
+
+# What the upper layer holds, one line per file: path, then "whiteout", "-> TARGET" or
+# the content's digest.
+_ovl_sig() {
+	local f=$1
+	if [ -c "$OVL_UPPER/$f" ] && [ "$(stat -c %t:%T "$OVL_UPPER/$f")" = 0:0 ]; then
+		echo whiteout
+	elif [ -L "$OVL_UPPER/$f" ]; then
+		echo "-> $(readlink "$OVL_UPPER/$f")"
+	else
+		sha256sum < "$OVL_UPPER/$f" | cut -d' ' -f1
+	fi
+}
+_ovl_upper_state() {
+	( cd "$OVL_UPPER" && find . ! -type d -printf '%P\n' ) | sort | while IFS= read -r f; do
+		printf '%s\t%s\n' "$f" "$(_ovl_sig "$f")"
+	done
 }
 
 # Files (not directories) in the upper layer that the host lacks or that differ from the
 # host's, minus the paths matching the extended regex ALLOWED (logs, caches, databases
-# that record the test happened).  A whiteout (a file the test deleted) counts too.
+# that record the test happened) and those the pristine view already had exactly so
+# (the host's own agentbox, taken away by ovl_enter).  A whiteout (a file the test
+# deleted) counts too.
 ovl_leftovers() {
 	local allowed=$1
 	( cd "$OVL_UPPER" && find . ! -type d -printf '%P\n' ) | sort | while IFS= read -r f; do
 		printf '%s\n' "/$f" | grep -Eq -- "$allowed" && continue
+		# As the pristine view had it (ovl_enter's baseline): not the test's doing.
+		grep -qxF -- "$f	$(_ovl_sig "$f")" "$OVL_BASELINE" && continue
 		if [ -c "$OVL_UPPER/$f" ] && [ "$(stat -c %t:%T "$OVL_UPPER/$f")" = 0:0 ]; then
 			echo "deleted: /$f"
 		elif [ ! -e "$OVL_HOST/$f" ] && [ ! -L "$OVL_HOST/$f" ]; then

@@ -20,6 +20,8 @@
 # e2e_assert_host_clean proves it), the kernel audit backlog (only ever raised), and
 # auditd, which is the host's (it reloads the host's own auditd.conf on SIGHUP) and
 # keeps writing /var/log/audit on the host, which is what the audit helpers read.
+# On a host that uses agentbox (installed, users enrolled) the world starts pristine:
+# pristine.sh removes the host's enrolment from these private copies, never the host's.
 # Users created in a world get uids from a window of 100 private to that world (audit
 # rules are per uid), registered on the host so a later world sweeps the rules of a
 # world that was killed before its defers ran.
@@ -32,6 +34,8 @@
 #   E2E_UID_<user> the uid e2e_enroll saw for <user>
 # Tunables (environment): E2E_NO_INSTALL=1 skips `make install` (the caller installs),
 #   E2E_SSHD_SFTP sets the sftp subsystem (default Debian's /usr/lib/openssh/sftp-server).
+
+. "$(dirname "${BASH_SOURCE[0]}")/pristine.sh"
 
 E2E_AGENTBOX=/usr/local/sbin/agentbox
 E2E_AUDIT_LOG=/var/log/audit/audit.log
@@ -170,6 +174,9 @@ e2e_enter_private_world() {
 	_e2e_private_copy /var/spool/cron || e2e_die "private /var/spool/cron"
 	_e2e_private_copy /var/mail || e2e_die "private /var/mail"
 	_e2e_private_run || e2e_die "private /run"
+	# A host that uses agentbox: this world starts as if it had never been installed.
+	pristine_scrub /etc /usr/share/pam-configs /var/lib/pam "$pamdir" ||
+	    e2e_die "a pristine view of the host"
 	_e2e_uid_window || e2e_die "no free uid window"
 
 	if [ -z "${E2E_NO_INSTALL:-}" ]; then

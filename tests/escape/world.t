@@ -49,7 +49,7 @@ attempt W08 "unshare a user namespace"               EPERM rec unshare user
 attempt W09 "unshare a mount namespace"              EPERM rec unshare mnt
 attempt W10 "unshare a network namespace"            EPERM rec unshare net
 attempt W11 "clone(CLONE_NEWUSER)"                   EPERM rec clone user
-attempt W12 "clone3 (flags out of seccomp's sight)"  ENOSYS rec clone3
+attempt W12 "clone3 (flags out of seccomp's sight)"  ENOSYS - clone3
 attempt W13 "setns into a namespace"                 EPERM rec setns /proc/self/ns/mnt
 attempt W14 "pivot_root"                             EPERM rec pivot_root "$P" "$P/src"
 attempt W15 "chroot"                                 EPERM rec chroot "$P"
