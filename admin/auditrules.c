@@ -219,6 +219,14 @@ costs_every_task(const struct audit_rule_data *d)
 }
 
 int
+adm_audit_rule_class(const struct audit_rule_data *d)
+{
+	if (!costs_every_task(d))
+		return ADM_RULE_FREE;
+	return rule_has_key(d, AB_AUDIT_KEY) ? ADM_RULE_OURS : ADM_RULE_HOST;
+}
+
+int
 adm_audit_rules_census(int *ours, int *others)
 {
 	struct audit_reply rep;
@@ -244,12 +252,12 @@ adm_audit_rules_census(int *ours, int *others)
 			r = rep.error->error;
 			break;
 		}
-		if (rep.type != AUDIT_LIST_RULES || !costs_every_task(rep.ruledata))
+		if (rep.type != AUDIT_LIST_RULES)
 			continue;
-		if (rule_has_key(rep.ruledata, AB_AUDIT_KEY))
-			(*ours)++;
-		else
-			(*others)++;
+		switch (adm_audit_rule_class(rep.ruledata)) {
+		case ADM_RULE_OURS: (*ours)++; break;
+		case ADM_RULE_HOST: (*others)++; break;
+		}
 	}
 	audit_close(fd);
 	return r;
