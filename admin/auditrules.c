@@ -169,7 +169,7 @@ list_matching(int fd, struct audit_rule_data **ours, int *found)
 }
 
 /*
- * The key of a listed rule, or NULL.  String-valued fields keep their bytes in buf, in
+ * Whether a listed rule carries KEY.  String-valued fields keep their bytes in buf, in
  * field order, each as long as its value says (the kernel's audit_krule_to_data), so
  * the key's offset is the sum of the string fields before it.
  */
