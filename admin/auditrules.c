@@ -168,6 +168,101 @@ list_matching(int fd, struct audit_rule_data **ours, int *found)
 	}
 }
 
+/*
+ * Whether a listed rule carries KEY.  String-valued fields keep their bytes in buf, in
+ * field order, each as long as its value says (the kernel's audit_krule_to_data), so
+ * the key's offset is the sum of the string fields before it.
+ */
+static int
+string_field(uint32_t f)
+{
+	return (f >= AUDIT_SUBJ_USER && f <= AUDIT_OBJ_LEV_HIGH) || f == AUDIT_WATCH ||
+	    f == AUDIT_DIR || f == AUDIT_FILTERKEY || f == AUDIT_EXE;
+}
+
+static int
+rule_has_key(const struct audit_rule_data *d, const char *key)
+{
+	size_t off = 0, klen = strlen(key);
+	uint32_t i;
+
+	for (i = 0; i < d->field_count && i < AUDIT_MAX_FIELDS; i++) {
+		if (!string_field(d->fields[i]))
+			continue;
+		if (off + d->values[i] > d->buflen)
+			return 0;
+		if (d->fields[i] == AUDIT_FILTERKEY && d->values[i] == klen &&
+		    memcmp(d->buf + off, key, klen) == 0)
+			return 1;
+		off += d->values[i];
+	}
+	return 0;
+}
+
+/*
+ * Which rules put every process of the host on the audit path: those the kernel counts
+ * in audit_n_rules (kernel/auditfilter.c: every list but user, exclude and filesystem).
+ * Once there is one, every task's audit context stops being a dummy and collects names
+ * and inodes on every syscall (DESIGN.md pitfalls; bench/full-speed measures it).
+ */
+static int
+costs_every_task(const struct audit_rule_data *d)
+{
+	switch (d->flags & ~AUDIT_FILTER_PREPEND) {
+	case AUDIT_FILTER_USER:
+	case AUDIT_FILTER_EXCLUDE:
+	case AUDIT_FILTER_FS:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+int
+adm_audit_rule_class(const struct audit_rule_data *d)
+{
+	if (!costs_every_task(d))
+		return ADM_RULE_FREE;
+	return rule_has_key(d, AB_AUDIT_KEY) ? ADM_RULE_OURS : ADM_RULE_HOST;
+}
+
+int
+adm_audit_rules_census(int *ours, int *others)
+{
+	struct audit_reply rep;
+	int fd, r;
+
+	*ours = *others = 0;
+	if ((fd = audit_fd()) < 0)
+		return fd;
+	if ((r = audit_request_rules_list_data(fd)) <= 0) {
+		audit_close(fd);
+		return r < 0 ? r : -EIO;
+	}
+	for (;;) {
+		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0) {
+			r = r < 0 ? r : -EIO;
+			break;
+		}
+		if (rep.type == NLMSG_DONE) {
+			r = 0;
+			break;
+		}
+		if (rep.type == NLMSG_ERROR) {
+			r = rep.error->error;
+			break;
+		}
+		if (rep.type != AUDIT_LIST_RULES)
+			continue;
+		switch (adm_audit_rule_class(rep.ruledata)) {
+		case ADM_RULE_OURS: (*ours)++; break;
+		case ADM_RULE_HOST: (*others)++; break;
+		}
+	}
+	audit_close(fd);
+	return r;
+}
+
 static void
 free_rules(struct audit_rule_data **rules)
 {

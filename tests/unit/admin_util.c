@@ -16,6 +16,7 @@
 #include <sys/acl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libaudit.h>
 
 #include "admin.h"
 #include "../tap.h"
@@ -495,6 +496,81 @@ test_file_idioms(void)
 	rmdir(wic_dir);
 	rmdir(top);
 }
+/*
+ * A rule as the kernel lists it (struct audit_rule_data, the list in flags): fields and
+ * values, string fields' bytes concatenated in buf in field order.
+ */
+static struct audit_rule_data *
+listed(uint32_t list, const uint32_t *fields, const uint32_t *values, const char *strings,
+    size_t n)
+{
+	size_t blen = strlen(strings), i;
+	struct audit_rule_data *d = calloc(1, sizeof(*d) + blen);
+
+	if (d == NULL)
+		abort();
+	d->flags = list;
+	d->action = AUDIT_ALWAYS;
+	d->field_count = (uint32_t)n;
+	for (i = 0; i < n; i++) {
+		d->fields[i] = fields[i];
+		d->values[i] = values[i];
+		d->fieldflags[i] = AUDIT_EQUAL;
+	}
+	memcpy(d->buf, strings, blen);
+	d->buflen = (uint32_t)blen;
+	return d;
+}
+
+static void
+test_rule_class(void)
+{
+	static const struct {
+		uint32_t list;
+		uint32_t fields[3], values[3];
+		size_t n;
+		const char *strings;
+		int want;
+		const char *what;
+	} rows[] = {
+		{ AUDIT_FILTER_EXIT, { AUDIT_UID, AUDIT_EXIT, AUDIT_FILTERKEY },
+		  { 1234, (uint32_t)-EACCES, 8 }, 3, "agentbox", ADM_RULE_OURS,
+		  "enroll's exit rule is ours" },
+		{ AUDIT_FILTER_EXIT, { AUDIT_UID, AUDIT_FILTERKEY }, { 1234, 9 }, 2, "agentboxx",
+		  ADM_RULE_HOST, "a key that only starts with agentbox is the host's" },
+		{ AUDIT_FILTER_EXIT, { AUDIT_UID, AUDIT_FILTERKEY }, { 1234, 7 }, 2, "agentbo",
+		  ADM_RULE_HOST, "a key that is a prefix of agentbox is the host's" },
+		{ AUDIT_FILTER_EXIT, { AUDIT_WATCH, AUDIT_PERM, AUDIT_FILTERKEY }, { 11, 2, 8 }, 3,
+		  "/etc/shadowagentbox", ADM_RULE_OURS,
+		  "the key after a watch path is found at its offset" },
+		{ AUDIT_FILTER_EXIT, { AUDIT_WATCH, AUDIT_FILTERKEY }, { 11, 8 }, 2,
+		  "/etc/passwdidentity", ADM_RULE_HOST, "a CIS watch rule is the host's" },
+		{ AUDIT_FILTER_EXIT, { AUDIT_ARCH }, { 0xc000003e }, 1, "", ADM_RULE_HOST,
+		  "an exit rule without a key is the host's" },
+		{ AUDIT_FILTER_TASK, { AUDIT_LOGINUID }, { 4242 }, 1, "", ADM_RULE_HOST,
+		  "a task rule costs every task (the kernel counts it in audit_n_rules)" },
+		{ AUDIT_FILTER_EXIT | AUDIT_FILTER_PREPEND, { AUDIT_FILTERKEY }, { 8 }, 1,
+		  "agentbox", ADM_RULE_OURS, "the prepend flag does not change the list" },
+		{ AUDIT_FILTER_EXCLUDE, { AUDIT_MSGTYPE }, { 1300 }, 1, "", ADM_RULE_FREE,
+		  "an exclude rule costs no task" },
+		{ AUDIT_FILTER_USER, { AUDIT_UID }, { 0 }, 1, "", ADM_RULE_FREE,
+		  "a user-message rule costs no task" },
+		{ AUDIT_FILTER_FS, { AUDIT_FSTYPE }, { 0x9fa0 }, 1, "", ADM_RULE_FREE,
+		  "a filesystem rule costs no task" },
+		{ AUDIT_FILTER_EXIT, { AUDIT_WATCH, AUDIT_FILTERKEY }, { 40, 8 }, 2,
+		  "/etc/shadowagentbox", ADM_RULE_HOST,
+		  "a string length past buf is not read (the host's)" },
+	};
+	struct audit_rule_data *d;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		d = listed(rows[i].list, rows[i].fields, rows[i].values, rows[i].strings,
+		    rows[i].n);
+		ok(adm_audit_rule_class(d) == rows[i].want, "rule class: %s", rows[i].what);
+		free(d);
+	}
+}
 
 int
 main(void)
@@ -503,6 +579,7 @@ main(void)
 	test_auditd_get();
 	test_names();
 	test_rule_text();
+	test_rule_class();
 	test_settings_table();
 	test_sftp_inprocess();
 	test_acl_walk();
