@@ -33,7 +33,9 @@ SES2=$((SES1 + 1))
 SES3=$((SES1 + 2))
 
 # --- the world: a daemon user, a policy, a name for the upstream ---
-useradd --system --no-create-home --shell /usr/sbin/nologin agentbox-netd ||
+# (A host where make install ran already has it: this world's /etc is a copy of its.)
+getent passwd agentbox-netd >/dev/null ||
+    useradd --system --no-create-home --shell /usr/sbin/nologin agentbox-netd ||
     e2e_die "useradd agentbox-netd"
 NETD_UID=$(id -u agentbox-netd)
 # The project in a 0700 home the daemon's user cannot search (Debian 12's default).
