@@ -57,12 +57,18 @@ static void
 record(struct conn *c, const char *event, bool allowed, enum ab_netd_reason reason)
 {
 	struct ab_netd_session *s = c->s;
-	const struct ab_http_request *rq = &c->http.req;
-	bool known = c->http.state == 1;	/* a complete head named the target */
+	struct ab_netd_host target;
+	enum ab_http_form form = AB_HTTP_CONNECT;
+	uint16_t port = 0;
+	/* The request line's target, even when the head was refused or cut short after
+	 * it (smuggling, a slowloris): the record says which host the attempt was for,
+	 * and whether it was a tunnel or a plain request. */
+	bool known = ab_http_target(&c->http, &target, &port, &form) == 0;
 	struct ab_netd_event ev = {
-		.ses = s->ses, .uid = s->uid, .user = s->user, .proto = c->proto,
-		.event = event, .host = known ? rq->host.text : "?",
-		.port = known ? rq->port : 0, .addr = c->addr[0] ? c->addr : NULL,
+		.ses = s->ses, .uid = s->uid, .user = s->user,
+		.proto = known && form == AB_HTTP_ABSOLUTE ? "http" : c->proto,
+		.event = event, .host = known ? target.text : "?",
+		.port = known ? port : 0, .addr = c->addr[0] ? c->addr : NULL,
 		.allowed = allowed, .rule = c->rule, .reason = reason,
 		.bytes_up = c->bytes_up, .bytes_down = c->bytes_down,
 		.dur_ms = ab_netd_now_ms() - c->t0,
@@ -182,18 +188,19 @@ field_has(const struct conn *c, const char *name, const char *token)
 
 /*
  * The request policy http.c leaves to us (netd/README.md): no TRACE/TRACK (they echo
- * headers back), no h2c upgrade (a second protocol inside a checked one), no
- * Proxy-Authorization (the box holds no credential for us), no body on GET/HEAD, and no
- * chunked upload (we forward exactly Content-Length bytes, so nothing after the body can
- * reach the upstream as a second request).
+ * headers back), no h2c upgrade (a second protocol inside a checked one), no body on
+ * GET/HEAD, and no chunked upload (we forward exactly Content-Length bytes, so nothing
+ * after the body can reach the upstream as a second request).  A Proxy-Authorization
+ * field is not refused: it is ours, not the upstream's, and is dropped (a CONNECT head
+ * is never forwarded; forward_head drops every Proxy-* field).  The box holds no
+ * credential for us, and attribution is by listener, so it decides nothing; refusing
+ * it would only break tools whose proxy URL carries a user name.
  */
 static bool
 request_ok(const struct conn *c)
 {
 	const struct ab_http_request *rq = &c->http.req;
 
-	if (field_has(c, "proxy-authorization", ""))
-		return false;
 	if (rq->form == AB_HTTP_CONNECT)
 		return true;
 	if (strcmp(rq->method, "TRACE") == 0 || strcmp(rq->method, "TRACK") == 0 ||

@@ -136,7 +136,8 @@ next_line(const struct ab_http_parser *p, size_t *pos, size_t *start, size_t *le
 
 /* "http://AUTHORITY[PATH]": the authority ends at '/' or '?'. */
 static int
-parse_absolute(struct ab_http_parser *p, size_t t, size_t tlen)
+parse_absolute(const struct ab_http_parser *p, struct ab_http_request *req, size_t t,
+	       size_t tlen)
 {
 	const char *s = p->head + t;
 	size_t a = 7, end;
@@ -147,45 +148,51 @@ parse_absolute(struct ab_http_parser *p, size_t t, size_t tlen)
 		;
 	if (memchr(s + a, '@', end - a) != NULL)
 		return -EBADMSG;	/* userinfo: "http://allowed@evil/" */
-	if (ab_netd_authority_parse(s + a, end - a, 80, &p->req.host, &p->req.port) != 0)
+	if (ab_netd_authority_parse(s + a, end - a, 80, &req->host, &req->port) != 0)
 		return -EBADMSG;
-	p->req.form = AB_HTTP_ABSOLUTE;
-	p->req.path = (uint16_t)(t + end);
-	p->req.path_len = (uint16_t)(tlen - end);
+	req->form = AB_HTTP_ABSOLUTE;
+	req->path = (uint16_t)(t + end);
+	req->path_len = (uint16_t)(tlen - end);
 	return 0;
 }
 
 /* "/PATH[?QUERY]" (RFC 9112 §3.2.1); the bytes were checked by scan_byte. */
 static int
-parse_origin(struct ab_http_parser *p, size_t t, size_t tlen)
+parse_origin(const struct ab_http_parser *p, struct ab_http_request *req, size_t t,
+	     size_t tlen)
 {
-	if (strcmp(p->req.method, "CONNECT") == 0 || p->head[t] != '/' ||
+	if (strcmp(req->method, "CONNECT") == 0 || p->head[t] != '/' ||
 	    memchr(p->head + t, '#', tlen) != NULL)
 		return -EBADMSG;
-	p->req.form = AB_HTTP_ORIGIN;
-	p->req.path = (uint16_t)t;
-	p->req.path_len = (uint16_t)tlen;
+	req->form = AB_HTTP_ORIGIN;
+	req->path = (uint16_t)t;
+	req->path_len = (uint16_t)tlen;
 	return 0;
 }
 
 static int
-parse_target(struct ab_http_parser *p, size_t t, size_t tlen)
+parse_target(const struct ab_http_parser *p, struct ab_http_request *req, size_t t,
+	     size_t tlen)
 {
 	if (p->origin)
-		return parse_origin(p, t, tlen);
-	if (strcmp(p->req.method, "CONNECT") != 0)
-		return parse_absolute(p, t, tlen);
+		return parse_origin(p, req, t, tlen);
+	if (strcmp(req->method, "CONNECT") != 0)
+		return parse_absolute(p, req, t, tlen);
 	/* authority-form: the port is required (RFC 9110 §9.3.6). */
 	if (memchr(p->head + t, '@', tlen) != NULL ||
-	    ab_netd_authority_parse(p->head + t, tlen, 0, &p->req.host, &p->req.port) != 0)
+	    ab_netd_authority_parse(p->head + t, tlen, 0, &req->host, &req->port) != 0)
 		return -EBADMSG;
-	p->req.form = AB_HTTP_CONNECT;
+	req->form = AB_HTTP_CONNECT;
 	return 0;
 }
 
-/* METHOD SP TARGET SP HTTP/1.x, single spaces, nothing else. */
+/*
+ * METHOD SP TARGET SP HTTP/1.x, single spaces, nothing else, into REQ (P's own, or the
+ * caller's copy in ab_http_target: P is only read).
+ */
 static int
-parse_request_line(struct ab_http_parser *p, size_t s, size_t len)
+parse_request_line(const struct ab_http_parser *p, struct ab_http_request *req, size_t s,
+		   size_t len)
 {
 	const char *l = p->head + s;
 	const char *sp1 = memchr(l, ' ', len), *sp2;
@@ -202,10 +209,10 @@ parse_request_line(struct ab_http_parser *p, size_t s, size_t len)
 	if (mlen > AB_HTTP_METHOD_MAX || !token_ok(l, mlen) || tlen == 0 || vlen != 8 ||
 	    memcmp(sp2 + 1, "HTTP/1.", 7) != 0 || (sp2[8] != '0' && sp2[8] != '1'))
 		return -EBADMSG;
-	memcpy(p->req.method, l, mlen);
-	p->req.method[mlen] = '\0';
-	p->req.minor = sp2[8] - '0';
-	return parse_target(p, (size_t)(sp1 + 1 - p->head), tlen);
+	memcpy(req->method, l, mlen);
+	req->method[mlen] = '\0';
+	req->minor = sp2[8] - '0';
+	return parse_target(p, req, (size_t)(sp1 + 1 - p->head), tlen);
 }
 
 /* NAME ":" OWS VALUE OWS; the value is trimmed of its optional whitespace. */
@@ -322,7 +329,7 @@ parse_head(struct ab_http_parser *p)
 	int r;
 
 	next_line(p, &pos, &s, &len);
-	if ((r = parse_request_line(p, s, len)) != 0)
+	if ((r = parse_request_line(p, &p->req, s, len)) != 0)
 		return r;
 	for (;;) {
 		next_line(p, &pos, &s, &len);
@@ -351,4 +358,29 @@ ab_http_field_find(const struct ab_http_parser *p, const char *name, const char 
 		}
 	}
 	return -ENOENT;
+}
+
+int
+ab_http_target(const struct ab_http_parser *p, struct ab_netd_host *host, uint16_t *port,
+	       enum ab_http_form *form)
+{
+	struct ab_http_request req;
+	const char *e;
+
+	if (p->state == 1) {
+		*host = p->req.host;
+		*port = p->req.port;
+		*form = p->req.form;
+		return 0;
+	}
+	/* Origin-form names its target only in Host, which is not read here. */
+	if (p->origin || (e = memmem(p->head, p->len, CRLF, 2)) == NULL)
+		return -ENOENT;
+	memset(&req, 0, sizeof(req));
+	if (parse_request_line(p, &req, 0, (size_t)(e - p->head)) != 0)
+		return -EBADMSG;
+	*host = req.host;
+	*port = req.port;
+	*form = req.form;
+	return 0;
 }

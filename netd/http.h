@@ -90,4 +90,15 @@ int ab_http_feed(struct ab_http_parser *p, const void *buf, size_t len, size_t *
 int ab_http_field_find(const struct ab_http_parser *p, const char *name,
 		       const char **value, size_t *len);
 
+/*
+ * The target the request line names (host, port and form, as in P->req), in any
+ * state of P: a complete head, one still arriving (a slowloris), or one refused after
+ * its request line (smuggling fields, an oversized head).  So a denial at the head
+ * stage still says which host it was for.  0; -ENOENT when no whole request line has
+ * arrived (or P is in origin mode, whose target is its Host field); -EBADMSG when the
+ * request line itself was refused (it names nothing we can trust).
+ */
+int ab_http_target(const struct ab_http_parser *p, struct ab_netd_host *host,
+		   uint16_t *port, enum ab_http_form *form);
+
 #endif /* AB_NETD_HTTP_H */

@@ -118,8 +118,9 @@ is "$(tail -n +$((m + 1)) "$NETD_LOG" | grep -c '"peer"')" 0 "the ECH hello neve
 m=$(upstream_lines)
 out=$(probe smuggle api.example.test)
 like "$out" "smuggle HTTP/1.1 400" "Content-Length with Transfer-Encoding: 400"
-netd_rec "proto=(http|connect) .*reason=\"?bad-request" >/dev/null &&
-    ok "record: bad-request" || not_ok "no bad-request record for CL+TE"
+netd_rec "proto=http .*event=deny host=\"api.example.test\" port=80 .*reason=\"?bad-request" >/dev/null &&
+    ok "record: bad-request, naming the request line's host" ||
+    not_ok "no bad-request record for CL+TE naming api.example.test"
 sleep 0.5
 is "$(tail -n +$((m + 1)) "$NETD_LOG" | grep -c 'smuggled\|"path": "/echo"')" 0 "nothing of the smuggling request reached the upstream"
 
@@ -132,7 +133,11 @@ case "$out" in
 	else not_ok "slowloris cut, but not at 10 s ($out)"; fi ;;
 *) not_ok "slowloris: $out" ;;
 esac
-netd_rec "proto=connect .*reason=\"?timeout" >/dev/null && ok "record: timeout" || not_ok "no timeout record"
+# One byte a second: at the 10 s deadline the request line is still unfinished, so the
+# record cannot trust a host yet (netd_daemon.t's slow head, a whole request line, is
+# recorded with its host).
+netd_rec "proto=connect .*event=deny host=\"[?]\" port=0 .*reason=\"?timeout" >/dev/null &&
+    ok "record: timeout (request line unfinished: host ?)" || not_ok "no timeout record"
 
 ## Denial storm: folded into counts, the first at once
 e2e_audit_since

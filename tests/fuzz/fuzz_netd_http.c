@@ -4,7 +4,8 @@
  * agree, or the parser depends on how the box splits its writes.  A head it accepts
  * must also keep its own promises: no body framing on CONNECT, never both
  * Content-Length and chunked, fields inside the head, a target host that parses again
- * to itself.
+ * to itself.  The target reported for any state of the head (ab_http_target) is a host
+ * in normal form.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -37,6 +38,32 @@ check_request(const struct ab_http_parser *p, size_t total)
 		abort();
 }
 
+/*
+ * Whatever state the head is in, a target it reports (the record of a head refused at
+ * the head stage) has a port and a name in normal form, and a complete head reports
+ * its own.
+ */
+static void
+check_target(const struct ab_http_parser *p)
+{
+	struct ab_netd_host t, h;
+	enum ab_http_form form;
+	uint16_t port;
+
+	if (ab_http_target(p, &t, &port, &form) != 0) {
+		if (p->state == 1)
+			abort();
+		return;
+	}
+	if (port == 0 || (form != AB_HTTP_CONNECT && form != AB_HTTP_ABSOLUTE))
+		abort();
+	if (t.kind == AB_NETD_HOST_NAME && (ab_netd_host_parse(t.text, strlen(t.text), &h) != 0 ||
+	    strcmp(h.text, t.text) != 0))
+		abort();
+	if (p->state == 1 && (strcmp(t.text, p->req.host.text) != 0 || port != p->req.port))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,5 +80,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (r == 0)
 		check_request(&a, total);
+	check_target(&a);
 	return 0;
 }

@@ -340,6 +340,67 @@ test_origin(struct ab_http_parser *p)
 	   "proxy mode still refuses origin-form");
 }
 
+/*
+ * ab_http_target: the request line's target for the record of a head refused or cut
+ * short after it (netd/conn.c), and nothing when no trustworthy request line arrived.
+ */
+static const struct {
+	const char *name, *head;
+	int want;
+	const char *host;
+	uint16_t port;
+	enum ab_http_form form;
+} target_rows[] = {
+	{ "a complete CONNECT", C "\r\n", 0, "example.com", 443, AB_HTTP_CONNECT },
+	{ "CONNECT, head still arriving (slowloris)", C "X-A: a", 0, "example.com", 443,
+	  AB_HTTP_CONNECT },
+	{ "CONNECT smuggling a body (CL)", C "Content-Length: 5\r\n\r\n", 0, "example.com",
+	  443, AB_HTTP_CONNECT },
+	{ "absolute-form CL+TE", "POST http://Evil.Example:8080/x HTTP/1.1\r\nHost: "
+	  "evil.example:8080\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+	  0, "evil.example", 8080, AB_HTTP_ABSOLUTE },
+	{ "absolute-form, Host naming another host", "GET http://a.example/ HTTP/1.1\r\n"
+	  "Host: b.example\r\n\r\n", 0, "a.example", 80, AB_HTTP_ABSOLUTE },
+	{ "a bad byte in a field after the line", C "X-A: \x7f\r\n\r\n", 0, "example.com",
+	  443, AB_HTTP_CONNECT },
+	{ "request line not ended", "CONNECT example.com:443 HTTP/1.1", -ENOENT, NULL, 0, 0 },
+	{ "nothing yet", "", -ENOENT, NULL, 0, 0 },
+	{ "request line refused (userinfo)", "GET http://u@a.example/ HTTP/1.1\r\n\r\n",
+	  -EBADMSG, NULL, 0, 0 },
+	{ "request line refused (inet_aton shorthand)", "CONNECT 127.1:443 HTTP/1.1\r\n",
+	  -EBADMSG, NULL, 0, 0 },
+	{ "request line refused (HTTP/2.0)", "CONNECT a.example:443 HTTP/2.0\r\n", -EBADMSG,
+	  NULL, 0, 0 },
+};
+
+static void
+test_target(struct ab_http_parser *p)
+{
+	struct ab_netd_host h;
+	enum ab_http_form form;
+	uint16_t port;
+	size_t used;
+	int r;
+
+	for (size_t i = 0; i < sizeof(target_rows) / sizeof(target_rows[0]); i++) {
+		const char *head = target_rows[i].head;
+
+		feed(head, strlen(head), 1, p, &used);
+		memset(&h, 0, sizeof(h));
+		port = 0;
+		form = 0;
+		r = ab_http_target(p, &h, &port, &form);
+		ok(r == target_rows[i].want && (r != 0 ||
+		   (strcmp(h.text, target_rows[i].host) == 0 && port == target_rows[i].port &&
+		    form == target_rows[i].form)),
+		   "target of %s: %d %s:%u", target_rows[i].name, r, r == 0 ? h.text : "-", port);
+	}
+	ab_http_init_origin(p);
+	ab_http_feed(p, "GET / HTTP/1.1\r\n", 16, &used);
+	ok(ab_http_target(p, &h, &port, &form) == -ENOENT,
+	   "origin mode, head arriving: no target (it is the Host field's)");
+}
+
 int
 main(void)
 {
@@ -352,6 +413,7 @@ main(void)
 	test_fields(p);
 	test_bounds(p);
 	test_origin(p);
+	test_target(p);
 	free(p);
 	return done_testing();
 }

@@ -15,7 +15,10 @@ class H(http.server.BaseHTTPRequestHandler):
                 f.write(key + "\n")
             body = ("key=" + key + "\n").encode()
         else:
-            body = (sys.argv[3] + " " + self.headers.get("Proxy-Connection", "-") + "\n").encode()
+            # A Proxy-* field the proxy should have dropped shows in the answer.
+            body = (sys.argv[3] + " " + self.headers.get("Proxy-Connection", "-") +
+                    (" proxy-authorization" if "Proxy-Authorization" in self.headers else "") +
+                    "\n").encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
