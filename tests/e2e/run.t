@@ -22,6 +22,9 @@ mkdir -p "$PROJ/sub" && chmod 0755 "$PROJ" || e2e_die "mkdir $PROJ"
 echo keep > "$PROJ/keep.txt"
 echo edit-me > "$PROJ/edit.txt"
 echo delete-me > "$PROJ/sub/gone.txt"
+# A masked secret and a protected hook (the default policy's mask and protect).
+echo 'API_KEY=h16secret' > "$PROJ/.env"
+mkdir -p "$PROJ/.git/hooks" && printf '#!/bin/sh\n' > "$PROJ/.git/hooks/pre-commit"
 # /srv is this world's; /var/lib/h16tool is made on the host (its name is ours) and
 # removed at the end: the write into it must be denied, so it stays empty.
 mount -t tmpfs -o mode=0755 h16run-srv /srv || e2e_die "tmpfs /srv"
@@ -82,6 +85,10 @@ is "$?" 5 "--json: exit status 5"
 got=$(tail -1 "$E2E_DIR/json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["user"], d["exit"], d["denials"], d["ephemeral"], d["audit"].startswith("agentbox-audit --session %d " % d["session"]))' 2>&1)
 is "$got" "$U 5 {'files': 0, 'network': 0, 'syscalls': 0} None True" "--json: the summary is one JSON object"
 
+# The terminal is the command's (su without --pty shares it the same way).
+out=$(script -qec "$AB run -u $U -C $PROJ -- sh -c '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty-yes'" /dev/null 2>&1)
+like "$out" "tty-yes" "the terminal passes through: stdin, stdout and stderr are a tty"
+
 # --- 3. refusals ----------------------------------------------------------------------------
 out=$("$AB" run -u nobody -- sh -c 'echo ran' 2>&1)
 rc=$?
@@ -113,6 +120,16 @@ is "$(snapshot "$PROJ")" "$before" "--ephemeral: the project is byte-for-byte un
 is "$(snapshot "$home")" "$hbefore" "--ephemeral: the home is unchanged"
 like "$(cat "$E2E_DIR/err")" "ephemeral: 4 files would have changed (2 created, 1 modified, 1 deleted); all thrown away" \
     "--ephemeral: the summary counts them"
+# Masks and protects sit on top of the overlays.
+"$AB" run --ephemeral -u "$U" -C "$PROJ" -- sh -c \
+    'cat .env; echo x >> .git/hooks/pre-commit; echo done' > "$E2E_DIR/out" 2> "$E2E_DIR/err"
+is "$(cat "$E2E_DIR/out")" "done" "--ephemeral: the masked .env is not read"
+err=$(cat "$E2E_DIR/err")
+like "$err" "EACCES           $PROJ/.env  mask or file permissions" \
+    "--ephemeral: the summary shows the mask's denial"
+like "$err" "EROFS            $PROJ/.git/hooks/pre-commit  protect: read-only" \
+    "--ephemeral: the summary shows the protect's denial"
+is "$(snapshot "$PROJ")" "$before" "--ephemeral: the project is still unchanged"
 # The agent cannot ask for it: the module reads the request only in the agentbox-run
 # stack, and there only from the PAM environment, which no module of it sets.
 grep -v '^#' /etc/pam.d/agentbox-run | grep -q 'pam_env' && not_ok "agentbox-run stack has pam_env" ||
