@@ -89,6 +89,12 @@ is "$got" "$U 5 {'files': 0, 'network': 0, 'syscalls': 0} None True" "--json: th
 out=$(script -qec "$AB run -u $U -C $PROJ -- sh -c '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty-yes'" /dev/null 2>&1)
 like "$out" "tty-yes" "the terminal passes through: stdin, stdout and stderr are a tty"
 
+# Figures (diagnostics only): the whole of `agentbox run -- true`, summary included, and
+# the session itself as the summary times it; su for comparison.
+t0=$(date +%s%N); "$AB" run -u "$U" -C "$PROJ" -- true 2> "$E2E_DIR/err"; t1=$(date +%s%N)
+t2=$(date +%s%N); su "$U" -c true; t3=$(date +%s%N)
+diag "agentbox run -- true: $(( (t1 - t0) / 1000000 )) ms in all, session $(sed -n 's/.*ended after \([0-9.]*\) s.*/\1/p' "$E2E_DIR/err") s; su $U -c true: $(( (t3 - t2) / 1000000 )) ms; audit logs: $(du -sh /var/log/audit | cut -f1)"
+
 # --- 3. refusals ----------------------------------------------------------------------------
 out=$("$AB" run -u nobody -- sh -c 'echo ran' 2>&1)
 rc=$?
@@ -153,9 +159,24 @@ e2e_wait_uid_gone "$uid" 3 && ok "SIGINT: no process of $U is left" ||
     not_ok "SIGINT: processes of $U left: $(ps -u "$uid" -o pid=,args= | tr '\n' ';')"
 like "$(cat "$E2E_DIR/err")" "ended by signal 2" "SIGINT: the summary says the session was ended"
 
-"$AB" unenroll "$U" --remove-user >/dev/null 2>&1
-check $? "unenroll $U"
-[ ! -e /etc/pam.d/agentbox-run ] && ok "the last unenroll removed the agentbox-run service" ||
-    not_ok "/etc/pam.d/agentbox-run left behind"
+# This world's /etc is a copy of the host's: a user enrolled there (a `make demo` running
+# on the host) is enrolled here too, and its policy may not load here: unenroll then
+# says it cannot tell who else is enrolled and exits 1, which is not run's to judge.
+others=$(ls /etc/agentbox/enrolled 2>/dev/null | grep -vx "$U")
+out=$("$AB" unenroll "$U" --remove-user 2>&1)
+rc=$?
+if [ -z "$others" ]; then
+	check $rc "unenroll $U"
+	[ $rc = 0 ] || diag "$out"
+else
+	diag "also enrolled in this world (from the host's /etc): $others; unenroll exit $rc"
+fi
+if [ -z "$others" ]; then
+	[ ! -e /etc/pam.d/agentbox-run ] && ok "the last unenroll removed the agentbox-run service" ||
+	    not_ok "/etc/pam.d/agentbox-run left behind"
+else
+	[ -e /etc/pam.d/agentbox-run ] && ok "the agentbox-run service stays for $others" ||
+	    not_ok "unenroll of $U removed the service $others still needs"
+fi
 e2e_assert_host_clean "$U" "$uid"
 finish
