@@ -512,8 +512,8 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	 * path that skips it.  Asked after the policy load (only the policy says who is
 	 * enrolled: anyone else's sudo must stay theirs) and after the checks above, so a
 	 * session refused for one of those keeps that reason. */
-	if ((r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0 ||
-	    (r = run_requests(&s)) != 0)
+	if ((r = run_requests(&s)) != 0 ||
+	    (r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
 		goto refuse;
 	/* For step 6: agentbox-init, opened before step 5 hides its path. */
 	if ((r = ab_reaper_open(&s)) != 0)

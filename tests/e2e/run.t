@@ -143,6 +143,25 @@ grep -v '^#' /etc/pam.d/agentbox-run | grep -q 'pam_env' && not_ok "agentbox-run
 like "$(grep pam_agentbox /etc/pam.d/agentbox-run)" "pam_agentbox.so run" \
     "enroll wrote the agentbox-run service with the run argument"
 
+# The module's `run` argument anywhere but the agentbox-run service refuses the session,
+# with the reason (pamtester opens a session of a service of this world's /etc).
+if command -v pamtester >/dev/null; then
+	printf 'session required pam_agentbox.so run\n' > /etc/pam.d/h16run-bad
+	e2e_audit_since
+	pamtester h16run-bad "$U" open_session >/dev/null 2>&1 &&
+	    not_ok "pam_agentbox run in service h16run-bad opened a session" ||
+	    ok "refused: pam_agentbox's run argument in another service's stack"
+	e2e_audit_find - "op=agentbox-session-refused.*h16run-bad" >/dev/null
+	e2e_audit_records > "$E2E_DIR/slice.log"
+	ev=$(/usr/local/sbin/agentbox-audit sessions --json --user "$U" --input "$E2E_DIR/slice.log" 2>/dev/null |
+	    grep '"refused":true')
+	like "$ev" "module argument 'run' in the stack of service h16run-bad" \
+	    "the refusal record says why"
+	rm -f /etc/pam.d/h16run-bad
+else
+	not_ok "pamtester missing (tools/install-deps)"
+fi
+
 # --- 5. SIGINT ends the whole session ---------------------------------------------------
 "$AB" run -u "$U" -C "$PROJ" -- sh -c 'sleep 1000 & setsid sleep 1002 & exec sleep 1001' \
     >/dev/null 2> "$E2E_DIR/err" &
