@@ -93,7 +93,8 @@ like "$out" "tty-yes" "the terminal passes through: stdin, stdout and stderr are
 # the session itself as the summary times it; su for comparison.
 t0=$(date +%s%N); "$AB" run -u "$U" -C "$PROJ" -- true 2> "$E2E_DIR/err"; t1=$(date +%s%N)
 t2=$(date +%s%N); su "$U" -c true; t3=$(date +%s%N)
-diag "agentbox run -- true: $(( (t1 - t0) / 1000000 )) ms in all, session $(sed -n 's/.*ended after \([0-9.]*\) s.*/\1/p' "$E2E_DIR/err") s; su $U -c true: $(( (t3 - t2) / 1000000 )) ms; audit logs: $(du -sh /var/log/audit | cut -f1)"
+"$AB" run --ephemeral -u "$U" -C "$PROJ" -- true 2> "$E2E_DIR/err2"
+diag "agentbox run -- true: $(( (t1 - t0) / 1000000 )) ms in all, session $(sed -n 's/.*ended after \([0-9.]*\) s.*/\1/p' "$E2E_DIR/err") s (--ephemeral: $(sed -n 's/.*ended after \([0-9.]*\) s.*/\1/p' "$E2E_DIR/err2") s); su $U -c true: $(( (t3 - t2) / 1000000 )) ms; audit logs: $(du -sh /var/log/audit | cut -f1)"
 
 # --- 3. refusals ----------------------------------------------------------------------------
 out=$("$AB" run -u nobody -- sh -c 'echo ran' 2>&1)
