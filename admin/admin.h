@@ -17,6 +17,8 @@
 #define AB_PAM_D		"/etc/pam.d"
 #define AB_PAM_LINE		"session\trequired\tpam_agentbox.so"
 #define AB_PAM_MARK		"# added by agentbox enroll"
+#define AB_PAM_RUN_NAME		"agentbox-run"
+#define AB_PAM_RUN_SERVICE	AB_PAM_D "/" AB_PAM_RUN_NAME
 #define AB_STATE_DIR		"/etc/agentbox/enrolled"
 #define AB_AUDITD_CONF		"/etc/audit/auditd.conf"
 #define AB_AUDITD_BACKUP	"/etc/agentbox/auditd.conf.orig"
@@ -175,5 +177,31 @@ int	adm_auditd_reload(void);
 
 /* Enrollment state (enroll.c): users enrolled by this tool. */
 int	adm_enrolled_users(struct ab_strv *users);
+
+/*
+ * One field of a JSON object LINE (jsonl.c), as agentbox-audit --json prints them: a
+ * string decoded into OUT (1), a number or true/false copied as written (2), null (0,
+ * OUT empty); -ENOENT without KEY, -EINVAL when LINE is not a JSON object.  OUT is
+ * always NUL-terminated; a longer value is cut.
+ */
+int	adm_jsonl_get(const char *line, const char *key, char *out, size_t cap);
+
+/* What agentbox run (run.c) hands its summary (runsum.c). */
+struct adm_run_result {
+	const char	*user;
+	unsigned	 ses;
+	long long	 started;	/* epoch seconds, before the session opened */
+	double		 secs;
+	int		 exit_code;	/* ours: CMD's, or 128 + signal */
+	int		 signal;	/* CMD was killed by it */
+	int		 interrupted;	/* we ended the session on this signal */
+	int		 ephemeral, have_eph, eph_partial;
+	unsigned long	 created, modified, deleted;
+};
+/* On stderr, once the session has ended: its denials from agentbox-audit (AUDIT_BIN),
+ * grouped, the ephemeral count, and the command that shows it all; JSON: one object. */
+void	adm_run_summary(const char *audit_bin, const struct adm_run_result *res, int json);
+/* A refused session: the reason from its refusal record, if auditd has it. */
+void	adm_run_refusal(const char *audit_bin, const struct adm_run_result *res);
 
 #endif

@@ -3,12 +3,12 @@
 
 ADMIN_SRCS    := $(sort $(wildcard admin/*.c))
 ADMIN_OBJS    := $(ADMIN_SRCS:%.c=$(B)/%.o)
-ADMIN_LIBS     = $(call pkg,--libs audit libacl)
+ADMIN_LIBS     = $(call pkg,--libs audit libacl pam)
 ADMIN_BIN     := $(B)/agentbox
 PAM_PROFILE   := admin/agentbox.pam-config
 PAM_CONFIGS   ?= /usr/share/pam-configs
 $(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -DAB_PAMDIR='"$(PAMDIR)"'
-$(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl)
+$(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl pam)
 
 # The profile as a C string, so enroll can write it where make install did not.
 $(B)/admin/pam_profile.h: $(PAM_PROFILE)

@@ -1,6 +1,6 @@
 /*
  * agentbox(8): enroll and unenroll agent users, check the policy, check the host, list
- * live sessions.  main only dispatches; each command lives in its own file (cmd.h).
+ * live sessions, run one command in a session.  main only dispatches; each command lives in its own file (cmd.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +22,8 @@ static const struct command {
 	{ "check", cmd_check, "[FILE] [--root DIR]\n\t\tvalidate the policy" },
 	{ "doctor", cmd_doctor, "[--quiet]\n\t\tcheck the host: kernel, audit, PAM, sshd, users" },
 	{ "sessions", cmd_sessions, "[--json]\n\t\tlist live sessions of enrolled users" },
+	{ "run", cmd_run, "[-u USER] [-C DIR] [--ephemeral] [--json] -- CMD [ARG...]\n"
+	  "\t\trun CMD in a new confined session of USER; a summary of its denials after" },
 };
 
 static void

@@ -11,6 +11,12 @@
  * so unenroll removes exactly it.  Which stacks need it is computed by expanding each
  * service's session stack, not hard-coded, so a changed distribution file is followed.
  * Where pam-auth-update does not exist, the common files are edited the same way.
+ *
+ * agentbox run's own service, /etc/pam.d/agentbox-run (AB_PAM_RUN_SERVICE), is written
+ * whole: root only (pam_rootok), the usual account and session modules, and
+ * pam_agentbox with its `run` argument, which gives every run a box of its own and
+ * reads agentbox run's requests (--ephemeral) from the PAM environment.  No pam_env in
+ * it: nothing but agentbox run itself can set that environment there.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -44,6 +50,18 @@ static const char *const common_stacks[] = {
 };
 
 static const char direct_line[] = AB_PAM_LINE " " AB_PAM_MARK;
+
+static const char run_service_text[] =
+	"# " AB_PAM_RUN_SERVICE ": written by agentbox enroll, for `agentbox run` only\n"
+	"# (agentbox(8)); removed by the last unenroll.  pam_agentbox's `run` argument: a box\n"
+	"# of the run's own, and agentbox run's requests (--ephemeral) read from the PAM\n"
+	"# environment, which no module here sets (no pam_env).\n"
+	"auth\trequired\tpam_rootok.so\n"
+	"account\tinclude\tcommon-account\n"
+	"session\toptional\tpam_keyinit.so force revoke\n"
+	"session\trequired\tpam_limits.so\n"
+	"session\trequired\tpam_unix.so\n"
+	"session\trequired\tpam_agentbox.so run\n";
 
 /* Split one stack line into words, keeping a [...] control as one word. */
 static size_t
@@ -279,7 +297,9 @@ adm_pam_enable(void)
 			act("add '%s' to %s (if the common stacks do not cover it)",
 			    AB_PAM_LINE, path);
 	}
-	return 0;
+	r = adm_write_if_changed(AB_PAM_RUN_SERVICE, run_service_text, 0644, NULL, 0,
+	    "write %s (the agentbox run service)", AB_PAM_RUN_SERVICE);
+	return r < 0 ? r : 0;
 }
 
 int
@@ -305,6 +325,10 @@ adm_pam_disable(void)
 		r = -errno;
 	closedir(d);
 	if (r != 0)
+		return r;
+	if (adm_path_exists(AB_PAM_RUN_SERVICE) &&
+	    act("remove %s (the agentbox run service)", AB_PAM_RUN_SERVICE) &&
+	    (r = adm_unlink(AB_PAM_RUN_SERVICE)) != 0)
 		return r;
 	if (access(PAM_AUTH_UPDATE, X_OK) == 0 && stack_has_module("common-session") == 1) {
 		if (!act("disable the PAM profile (pam-auth-update --disable %s)",

@@ -9,7 +9,8 @@
  * says such a session must not start.  PAM gives a module no way to see what its caller
  * will exec, so we decide from what we can see, and refuse whatever we cannot vouch for:
  *
- *  - the service (PAM_SERVICE): sshd, login and sudo-i always run the passwd shell;
+ *  - the service (PAM_SERVICE): sshd, login, sudo-i and agentbox-run (agentbox run,
+ *    whose service file only root writes) always run the passwd shell;
  *    su, su-l, runuser and runuser-l do unless told otherwise on their command line;
  *    sudo (without -i) runs the command directly; cron and atd run /bin/sh; any
  *    service we do not know is refused, because we cannot tell what it runs;
@@ -49,6 +50,8 @@ static const struct svc {
 	{ "sshd",	SVC_LOGIN_SHELL, NULL },
 	{ "login",	SVC_LOGIN_SHELL, NULL },
 	{ "sudo-i",	SVC_LOGIN_SHELL, NULL },
+	/* agentbox run (admin/run.c) execs the passwd shell with -c, nothing else. */
+	{ "agentbox-run", SVC_LOGIN_SHELL, NULL },
 	{ "su",		SVC_SU, NULL },
 	{ "su-l",	SVC_SU, NULL },
 	{ "runuser",	SVC_SU, NULL },

@@ -41,6 +41,14 @@ struct ab_sess {
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
 	long long		 audit_lost;	/* kernel's lost counter before step 3; -1 unknown */
+	/* Opened through the agentbox-run service (module argument `run`): a box of its
+	 * own, always (a `persist = yes` box must never be joined by it); and what
+	 * agentbox run asked for in the PAM environment, honoured only then. */
+	int			 run;
+	int			 ephemeral;	/* home and projects on a throw-away layer */
+	int			 eph_upper;	/* ephemeral: the upper tmpfs (detached), or -1 */
+	int			*eph_lower;	/* ephemeral: each tree's real dir, O_PATH, or -1 */
+	size_t			 eph_n;
 	char			 why[512];	/* reason of the first failure, for the auth log */
 };
 
@@ -65,6 +73,19 @@ int	ab_netd_handoff(struct ab_sess *s);
 int	ab_world_build(struct ab_sess *s);
 /* world.c: /run/agentbox read-only, nosuid, nodev, noexec once the plan is written. */
 int	ab_world_seal(struct ab_sess *s);
+
+/*
+ * ephemeral.c: `agentbox run --ephemeral`.  ab_ephemeral_apply, after the world and
+ * before the masks: each tree (home, projects) becomes an overlay of itself with its
+ * upper layer in one detached tmpfs (s->eph_upper, s->eph_lower).  ab_ephemeral_count,
+ * once the session's processes are gone: what the upper layers hold, against the lowers.
+ */
+struct ab_eph_count {
+	unsigned long	 created, modified, deleted, visited;
+	int		 partial;	/* something could not be walked: the counts are a floor */
+};
+int	ab_ephemeral_apply(struct ab_sess *s);
+void	ab_ephemeral_count(int upper, const int *lower, size_t n, struct ab_eph_count *c);
 
 /* mask.c: mask and protect mounts under every project and the home directory. */
 int	ab_mask_apply(struct ab_sess *s);

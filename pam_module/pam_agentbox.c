@@ -4,10 +4,14 @@
  * runuser or login, before any code of the agent runs.  open_steps() below is the order
  * of operations, numbered as DESIGN.md's Shape numbers it.
  *
- *   session required pam_agentbox.so [debug] [root=DIR] [init=PATH]
+ *   session required pam_agentbox.so [debug] [run] [root=DIR] [init=PATH]
  *
  * root= and init= exist for the tests only (policy root, reaper binary); nothing is
  * ever taken from the environment, which the caller of su and sudo controls.
+ * `run` is for /etc/pam.d/agentbox-run only (written by agentbox enroll, used by
+ * `agentbox run` alone, refused in any other service): the session gets a box of its
+ * own, and agentbox run's requests are read from the PAM environment, which in that
+ * stack only agentbox run, a root process, sets (RUN_EPHEMERAL below).
  *
  * Return codes: PAM_IGNORE for users the policy does not enroll (the module can sit in
  * shared stacks); PAM_SUCCESS for a confined session; PAM_SYSTEM_ERR, with one auth log
@@ -38,11 +42,18 @@
 
 #define DATA_NAME	"agentbox-session"
 #define SHELL_NAME	"agentbox-shell"
+#define RUN_SERVICE	"agentbox-run"
+/* PAM environment of the agentbox-run service: "1" asks for ephemeral trees; the
+ * module answers in EPHEMERAL_CHANGED at close_session ("CREATED MODIFIED DELETED
+ * PARTIAL"), for agentbox run's summary. */
+#define RUN_EPHEMERAL		"AGENTBOX_RUN_EPHEMERAL"
+#define EPHEMERAL_CHANGED	"AGENTBOX_EPHEMERAL_CHANGED"
 
 struct args {
 	const char	*root;		/* policy root (tests); NULL: "/" */
 	const char	*init;		/* agentbox-init (tests); default AB_INIT_PATH */
 	int		 debug;
+	int		 run;		/* the agentbox-run service's stack */
 };
 
 /* What close_session needs, kept as PAM data for the life of the handle. */
@@ -54,6 +65,9 @@ struct live {
 	uid_t		 uid;
 	char		*user;
 	char		*service;
+	int		 eph_upper;	/* ephemeral: the upper tmpfs, or -1 */
+	int		*eph_lower;
+	size_t		 eph_n;
 };
 
 /* Log why and refuse the session.  Call right after the failing call so %m is right. */
@@ -78,6 +92,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "debug") == 0)
 			a->debug = 1;
+		else if (strcmp(argv[i], "run") == 0)
+			a->run = 1;
 		else if (strncmp(argv[i], "root=", 5) == 0 && argv[i][5] == '/')
 			a->root = argv[i] + 5;
 		else if (strncmp(argv[i], "init=", 5) == 0 && argv[i][5] == '/')
@@ -115,6 +131,21 @@ refuse_session(pam_handle_t *pamh, const char *user, const char *why, int audit_
 }
 
 static void
+close_ephemeral(int *upper, int **lower, size_t n)
+{
+	size_t i;
+
+	if (*upper != -1)
+		close(*upper);
+	*upper = -1;
+	for (i = 0; *lower != NULL && i < n; i++)
+		if ((*lower)[i] != -1)
+			close((*lower)[i]);
+	free(*lower);
+	*lower = NULL;
+}
+
+static void
 live_cleanup(pam_handle_t *pamh, void *data, int err)
 {
 	struct live *l = data;
@@ -127,6 +158,7 @@ live_cleanup(pam_handle_t *pamh, void *data, int err)
 		close(l->init_pidfd);
 	if (l->audit_fd >= 0)
 		audit_close(l->audit_fd);
+	close_ephemeral(&l->eph_upper, &l->eph_lower, l->eph_n);
 	free(l->user);
 	free(l->service);
 	free(l);
@@ -199,6 +231,7 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 	l->audit_fd = audit_fd;
 	l->ses = s->ses;
 	l->uid = s->uid;
+	l->eph_upper = -1;
 	if (pam_set_data(pamh, DATA_NAME, l, live_cleanup) != PAM_SUCCESS) {
 		free(l->user);
 		free(l->service);
@@ -206,6 +239,13 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 		return -ENOMEM;
 	}
 	s->init_pidfd = -1;	/* close_session's now */
+	/* The upper layer lives on in the session's mount namespace; its fds are for the
+	 * count at close_session. */
+	l->eph_upper = s->eph_upper;
+	l->eph_lower = s->eph_lower;
+	l->eph_n = s->eph_n;
+	s->eph_upper = -1;
+	s->eph_lower = NULL;
 	return 0;
 }
 
@@ -342,8 +382,9 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->user = user;
 	s->init_path = a->init;
 	s->debug = a->debug;
+	s->run = a->run;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
-	s->netd_fd = -1;
+	s->netd_fd = s->eph_upper = -1;
 }
 
 /* Close what the session's building opened; the pidfd of pid 1 only if live has not
@@ -360,6 +401,32 @@ sess_close(struct ab_sess *s)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	close_ephemeral(&s->eph_upper, &s->eph_lower, s->eph_n);
+}
+
+/*
+ * What agentbox run asked for, from the PAM environment: only in the agentbox-run
+ * service's stack (module argument `run`), where nothing but agentbox run sets it.  A
+ * value we do not know refuses: a request silently dropped would leave real trees
+ * writable that the caller believes are thrown away.
+ */
+static int
+run_requests(struct ab_sess *s)
+{
+	const char *service = item_str(s->pamh, PAM_SERVICE), *v;
+
+	if (!s->run)
+		return 0;
+	if (strcmp(service, RUN_SERVICE) != 0)
+		return ab_sess_fail(s, -EPERM, "module argument 'run' in the stack of service "
+		    "%s: it belongs to %s only", service, RUN_SERVICE);
+	v = pam_getenv(s->pamh, RUN_EPHEMERAL);
+	if (v == NULL || strcmp(v, "0") == 0)
+		return 0;
+	if (strcmp(v, "1") != 0)
+		return ab_sess_fail(s, -EINVAL, "%s=%s: expected 0 or 1", RUN_EPHEMERAL, v);
+	s->ephemeral = 1;
+	return 0;
 }
 
 /* Step 4: mounts made from here on stay in the session; the host's still propagate in. */
@@ -445,7 +512,8 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	 * path that skips it.  Asked after the policy load (only the policy says who is
 	 * enrolled: anyone else's sudo must stay theirs) and after the checks above, so a
 	 * session refused for one of those keeps that reason. */
-	if ((r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
+	if ((r = run_requests(&s)) != 0 ||
+	    (r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
 		goto refuse;
 	/* For step 6: agentbox-init, opened before step 5 hides its path. */
 	if ((r = ab_reaper_open(&s)) != 0)
@@ -466,8 +534,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	/* 4. unshare mount, ipc, uts, pid; / a slave tree. */
 	if ((r = timed(&clk, STEP_UNSHARE, unshare_session(&s))) != 0)
 		goto refuse;
-	/* 5. The world: private trees, secrets masked, protected paths read-only. */
+	/* 5. The world: private trees, (agentbox run --ephemeral: the home and projects on
+	 * a throw-away layer,) secrets masked, protected paths read-only. */
 	if ((r = timed(&clk, STEP_WORLD, ab_world_build(&s))) != 0 ||
+	    (s.ephemeral && (r = timed(&clk, STEP_WORLD, ab_ephemeral_apply(&s))) != 0) ||
 	    (r = timed(&clk, STEP_MASKS, ab_mask_apply(&s))) != 0)
 		goto refuse;
 	reenter_cwd(cwd);
@@ -522,6 +592,22 @@ open_session(pam_handle_t *pamh, int argc, const char **argv)
 	return open_steps(pamh, &a);
 }
 
+/* Every process of the session is gone: count what its writes would have changed, for
+ * agentbox run (the PAM environment), then let the layer go with the namespace. */
+static void
+ephemeral_report(pam_handle_t *pamh, struct live *l)
+{
+	struct ab_eph_count c;
+	char buf[128];
+
+	ab_ephemeral_count(l->eph_upper, l->eph_lower, l->eph_n, &c);
+	snprintf(buf, sizeof(buf), EPHEMERAL_CHANGED "=%lu %lu %lu %d", c.created, c.modified,
+	    c.deleted, c.partial);
+	if (pam_putenv(pamh, buf) != PAM_SUCCESS)
+		pam_syslog(pamh, LOG_ERR, "could not report the ephemeral count of %s", l->user);
+	close_ephemeral(&l->eph_upper, &l->eph_lower, l->eph_n);
+}
+
 static int
 close_session(pam_handle_t *pamh, int argc, const char **argv)
 {
@@ -543,6 +629,8 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 		    (int)l->init_pid, strerror(-r));
 	close(l->init_pidfd);
 	l->init_pidfd = -1;
+	if (l->eph_upper != -1)
+		ephemeral_report(pamh, l);
 	if (l->audit_fd >= 0 &&
 	    ab_auditrec_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the end record of %s", l->user);

@@ -12,11 +12,18 @@
 
 #include "shell.h"
 
-/* The first of: first project, home, / that we can enter. */
+/*
+ * The first of: first project, home, / that we can enter.  A session of agentbox run
+ * stays where it starts: root's agentbox run chose that directory among the projects
+ * (-C) and pam_agentbox entered it again in the session's world.
+ */
 static int
 enter_cwd(const struct ab_plan *plan)
 {
 	const struct ab_policy *p = plan->policy;
+
+	if (plan->service != NULL && strcmp(plan->service, "agentbox-run") == 0)
+		return 0;
 
 	if (p->project.n > 0 && chdir(p->project.v[0]) == 0)
 		return 0;

@@ -49,6 +49,9 @@ unlike "$out" "NOT FOUND in the review" "review: no attempt is missing from the 
 like "$out" "completeness" "review: the completeness line is printed"
 like "$out" "pgrep -u agent: no process" "nothing of the session outlived it"
 like "$out" "su - agent" "the demo ends by telling how to log in as agent"
+like "$out" "agentbox run: session " "the demo shows agentbox run and its summary"
+like "$out" "ephemeral: 1 file would have changed (1 created, 0 modified, 0 deleted)" \
+    "agentbox run --ephemeral counts the script's write, thrown away"
 like "$out" "agentbox enroll" "the demo ends by telling how to enroll a project"
 agent_uid=$(id -u agent 2>/dev/null)
 

@@ -572,6 +572,40 @@ test_rule_class(void)
 	}
 }
 
+/* agentbox run's reader of agentbox-audit --json lines (admin/jsonl.c). */
+static void
+test_jsonl(void)
+{
+	static const char line[] = "{\"v\":1,\"session\":659,\"node\":null,\"user\":\"a\\\"b\","
+	    "\"nested\":{\"x\":[1,{\"y\":\"}\"}],\"z\":true},\"path\":\"/p/\\u00e9\\ud83d\\ude00\\n\","
+	    "\"ok\":false,\"exit\":-13}";
+	char out[64], small[4];
+
+	ok(adm_jsonl_get(line, "session", out, sizeof(out)) == 2 && strcmp(out, "659") == 0,
+	    "jsonl: a number is copied as written");
+	ok(adm_jsonl_get(line, "node", out, sizeof(out)) == 0 && out[0] == '\0',
+	    "jsonl: null is 0 and an empty string");
+	ok(adm_jsonl_get(line, "user", out, sizeof(out)) == 1 && strcmp(out, "a\"b") == 0,
+	    "jsonl: an escaped quote is decoded");
+	ok(adm_jsonl_get(line, "path", out, sizeof(out)) == 1 &&
+	    strcmp(out, "/p/\xc3\xa9\xf0\x9f\x98\x80\n") == 0,
+	    "jsonl: \\u escapes and a surrogate pair become UTF-8");
+	ok(adm_jsonl_get(line, "exit", out, sizeof(out)) == 2 && strcmp(out, "-13") == 0,
+	    "jsonl: a negative number, after a nested object that holds a '}' in a string");
+	ok(adm_jsonl_get(line, "ok", out, sizeof(out)) == 2 && strcmp(out, "false") == 0,
+	    "jsonl: false");
+	ok(adm_jsonl_get(line, "y", out, sizeof(out)) == -ENOENT,
+	    "jsonl: a key inside a nested object is not a field of the line");
+	ok(adm_jsonl_get(line, "user", small, sizeof(small)) == 1 && strcmp(small, "a\"b") == 0,
+	    "jsonl: a value longer than OUT is cut, NUL-terminated");
+	ok(adm_jsonl_get("{\"a\":\"x", "a", out, sizeof(out)) == -EINVAL,
+	    "jsonl: an unterminated string is malformed");
+	ok(adm_jsonl_get("not json", "a", out, sizeof(out)) == -EINVAL,
+	    "jsonl: not an object");
+	ok(adm_jsonl_get("{\"a\":\"\x01\"}", "a", out, sizeof(out)) == -EINVAL,
+	    "jsonl: a raw control character is malformed");
+}
+
 int
 main(void)
 {
@@ -585,5 +619,6 @@ main(void)
 	test_acl_walk();
 	test_acl_home_project();
 	test_file_idioms();
+	test_jsonl();
 	return done_testing();
 }

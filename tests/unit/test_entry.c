@@ -24,6 +24,8 @@ static const struct row {
 	{ "sshd", "/bin/bash", 1, { "sshd: agent [priv]" } },
 	{ "login", "/bin/bash", 1, { "login", "--", "agent" } },
 	{ "sudo-i", "/bin/bash", 1, { "sudo", "-iu", "agent", "make" } },
+	{ "agentbox-run", "/bin/bash", 1, { "agentbox", "run", "-u", "agent", "--", "make" } },
+	{ "agentbox-runx", "/bin/bash", 0, { "agentbox", "run" } },	/* not a prefix match */
 	{ "su", "/bin/bash", 1, { "su", "agent" } },
 	{ "su", "/bin/bash", 1, { "su", "-", "agent" } },
 	{ "su-l", "/bin/bash", 1, { "su", "-l", "agent", "-c", "id -s" } },
