@@ -173,11 +173,19 @@ i=0; while alive "$pid3" && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 alive "$pid3"; check $((!$?)) "... and is gone within 10 s of no login ($((i / 10)) s)"
 wait_gone "$uid"
 is "$(procs_of "$uid")" "" "linger: nothing of the box is left"
+# A login counts while it runs: 4 s of login outlast 2 s of linger.
 e2e_audit_since
-as true
+as "sleep 4" &
+bg=$!
+sleep 3
+pid4=$(box_pid); id4=$(box_id)
+alive "$pid4"; check $? "linger = 2s: the box lives while a login runs (3 s into it)"
+wait $bg
+i=0; while alive "$pid4" && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+alive "$pid4"; check $((!$?)) "... and ends after it ($((i / 10)) s after the logout)"
 e2e_audit_find - "op=agentbox-box-end box=$id3 .*reason=gone" >/dev/null
-check $? "the next login records the lingered box's end (reason=gone)"
-"$E2E_AGENTBOX" stop "$U" >/dev/null
+check $? "the next login recorded the lingered box's end (reason=gone)"
+"$E2E_AGENTBOX" stop "$U" >/dev/null 2>&1
 
 ## 10. persist = no is unchanged: logout ends everything
 su "$V" -c "tmux -S $SOCK new-session -d -s v 'sleep 7780'"
