@@ -86,14 +86,15 @@ parse_secs(const char *s)
 	return i > 0 && s[i] == '\0' ? v : -1;
 }
 
+/* CLOCK_MONOTONIC in milliseconds: whole seconds would cut up to one off the linger. */
 static long
-now_secs(void)
+now_ms(void)
 {
 	struct { long sec, nsec; } ts;
 
 	if (sys4(SYS_clock_gettime, 1 /* CLOCK_MONOTONIC */, (long)&ts, 0, 0) != 0)
 		return 0;
-	return ts.sec;
+	return ts.sec * 1000 + ts.nsec / 1000000;
 }
 
 /* Is /proc/PID/stat's ppid (the field after state, after the last ')') 0? */
@@ -174,7 +175,7 @@ init_main(long *sp)
 		sys_exit(1);
 	if (linger >= 10)
 		tick.sec = 5;
-	idle_since = now_secs();
+	idle_since = now_ms();
 	/* 4. Reap until the box ends.  A termination signal from outside the namespace
 	 *    (si_pid 0: the sender is in an ancestor namespace, i.e. root on the host) ends
 	 *    us; so does a linger run out. */
@@ -182,9 +183,11 @@ init_main(long *sp)
 		while (sys4(SYS_wait4, -1, 0, WNOHANG, 0) > 0)
 			;
 		if (linger > 0) {
+			/* The last check that saw a login starts the idle time: a box ends
+			 * between LINGER and LINGER + one tick after its last login. */
 			if (has_login())
-				idle_since = now_secs();
-			else if (now_secs() - idle_since >= linger)
+				idle_since = now_ms();
+			else if (now_ms() - idle_since >= linger * 1000)
 				sys_exit(3);
 		}
 		if (sys4(SYS_rt_sigtimedwait, (long)&all, (long)&si, linger > 0 ? (long)&tick : 0,
