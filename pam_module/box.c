@@ -16,7 +16,8 @@
  * One decision, ab_box_decide: join the running box, or build a new one.  Building
  * ends a box whose policy digest differs from the login's (every process, an end record
  * with reason=policy-changed) and forgets one that ended by itself (linger, killed:
- * reason=gone).  FORCE_BUILD is for callers that must get their own box.
+ * reason=gone).  FORCE_BUILD is for callers that must get their own box (agentbox
+ * run): it is built as a persistent one but not registered, so no login joins it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -171,6 +172,10 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	int fd, pidfd, r;
 
 	*how = AB_BOX_BUILD;
+	/* The caller wants a box of its own: the registered one (running or not) stays the
+	 * user's, and the new box is neither registered nor ever joined. */
+	if (force_build)
+		return 0;
 	if ((fd = lock_registry(s)) < 0)
 		return fd;
 	s->box_lock = fd;
@@ -181,15 +186,11 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 		    (unsigned)s->uid, strerror(-r));
 	ab_digest_hex(s->pol->digest, hex);
 	pidfd = open_box_init(s, &e);
-	if (pidfd >= 0 && !force_build && strcmp(hex, e.digest) == 0) {
+	if (pidfd >= 0 && strcmp(hex, e.digest) == 0) {
 		*how = AB_BOX_JOIN;
 		s->box_pidfd = pidfd;
 		s->init_pid = e.pid;
 		snprintf(s->box_id, sizeof(s->box_id), "%s", e.id);
-		return 0;
-	}
-	if (pidfd >= 0 && force_build) {
-		close(pidfd);	/* the caller wants a box of its own: the running one stays */
 		return 0;
 	}
 	/* The box must go: it ended by itself, or its policy is not the user's any more. */
