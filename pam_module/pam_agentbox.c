@@ -474,7 +474,7 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	const struct passwd *pw;
 	const char *user = NULL;
 	struct timespec t_load;
-	struct sess_clock clk;
+	struct sess_clock clk = { 0 };
 	char cwd[PATH_MAX];
 	struct ab_sess s;
 	int audit_fd, r;
