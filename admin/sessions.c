@@ -476,6 +476,50 @@ box_end_record(const struct session *s)
 }
 
 int
+adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped)
+{
+	struct dirent *de;
+	time_t btime;
+	int r, first = 0;
+	DIR *d;
+
+	*stopped = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return -errno;
+	btime = boot_time();
+	while ((de = readdir(d)) != NULL) {
+		struct session s = { 0 };
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		s.pid = (pid_t)atoi(de->d_name);
+		if (!is_session_init(s.pid))
+			continue;
+		collect(&s, btime);
+		if (s.uid == (unsigned)uid && (box == NULL || strcmp(box, s.ses) == 0)) {
+			if ((r = stop_box(&s)) != 0) {
+				adm_warn("box %s of %s (pid 1 %d) did not end: %s", s.ses, s.user,
+				    (int)s.pid, strerror(-r));
+				if (first == 0)
+					first = r;
+			} else {
+				forget_box(s.uid, s.ses);
+				box_end_record(&s);
+				if (!adm_quiet)
+					printf("stopped box %s of %s (pid 1 %d, %lu processes)\n",
+					    s.ses, s.user, (int)s.pid, s.procs);
+				(*stopped)++;
+			}
+		}
+		free(s.service);
+		free(s.tty);
+		free(s.rhost);
+	}
+	closedir(d);
+	return first;
+}
+
+int
 cmd_stop(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -485,11 +529,8 @@ cmd_stop(int argc, char **argv)
 	};
 	const char *box = NULL, *usage = "usage: agentbox stop USER [--box ID]\n";
 	struct passwd *pw;
-	struct dirent *de;
 	unsigned n = 0;
 	int c, r, rc = 0;
-	time_t btime;
-	DIR *d;
 
 	while ((c = getopt_long(argc, argv, "b:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -508,36 +549,8 @@ cmd_stop(int argc, char **argv)
 		die("stop: root has no box");
 	if (geteuid() != 0)
 		die("stop: must be root");
-	if ((d = opendir("/proc")) == NULL)
-		die_errno(errno, "open /proc");
-	btime = boot_time();
-	while ((de = readdir(d)) != NULL) {
-		struct session s = { 0 };
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		s.pid = (pid_t)atoi(de->d_name);
-		if (!is_session_init(s.pid))
-			continue;
-		collect(&s, btime);
-		if (s.uid == (unsigned)pw->pw_uid && (box == NULL || strcmp(box, s.ses) == 0)) {
-			if ((r = stop_box(&s)) != 0) {
-				adm_warn("box %s of %s (pid 1 %d) did not end: %s", s.ses, s.user,
-				    (int)s.pid, strerror(-r));
-				rc = 1;
-			} else {
-				forget_box(s.uid, s.ses);
-				box_end_record(&s);
-				printf("stopped box %s of %s (pid 1 %d, %lu processes)\n", s.ses,
-				    s.user, (int)s.pid, s.procs);
-				n++;
-			}
-		}
-		free(s.service);
-		free(s.tty);
-		free(s.rhost);
-	}
-	closedir(d);
+	if ((r = adm_boxes_stop(pw->pw_uid, box, &n)) != 0)
+		rc = 1;
 	if (n == 0 && rc == 0) {
 		fprintf(stderr, "agentbox: stop: no box%s%s of %s\n", box ? " " : "", box ? box : "",
 		    pw->pw_name);

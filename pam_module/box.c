@@ -6,10 +6,11 @@
  * Later logins find it in the registry, one root-only file per user on the host,
  * AB_BOX_DIR/UID (the box's own /run hides it from the box), holding one line:
  *
- *   BOXID INIT_PID START_TICKS DIGEST_HEX CREATED
+ *   BOXID INIT_PID START_TICKS DIGEST_HEX CREATED USER
  *
  * BOXID is the audit session id of the login that built the box; START_TICKS (field 22
- * of /proc/PID/stat) tells the box's pid 1 from a process that reused its pid.  The file
+ * of /proc/PID/stat) tells the box's pid 1 from a process that reused its pid; USER, a
+ * box of a deleted user from one of the user who got its uid.  The file
  * is flocked from the decision to the registration, so two first logins at once build
  * one box: the second one joins it.
  *
@@ -73,6 +74,7 @@ struct box_entry {
 	unsigned long long	 ticks;
 	char			 digest[2 * AB_DIGEST_LEN + 1];
 	long long		 created;
+	char			 user[64];
 };
 
 static int
@@ -87,8 +89,9 @@ read_entry(int fd, struct box_entry *e)
 	buf[n] = '\0';
 	if (n == 0)
 		return -ENOENT;
-	if (sscanf(buf, "%15[0-9] %d %llu %64[0-9a-f] %lld\n", e->id, &pid, &e->ticks,
-	    e->digest, &e->created) != 5 || pid <= 1 || strlen(e->digest) != 2 * AB_DIGEST_LEN)
+	if (sscanf(buf, "%15[0-9] %d %llu %64[0-9a-f] %lld %63s\n", e->id, &pid, &e->ticks,
+	    e->digest, &e->created, e->user) != 6 || pid <= 1 ||
+	    strlen(e->digest) != 2 * AB_DIGEST_LEN)
 		return -EINVAL;
 	e->pid = (pid_t)pid;
 	return 0;
@@ -186,7 +189,7 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 		    (unsigned)s->uid, strerror(-r));
 	ab_digest_hex(s->pol->digest, hex);
 	pidfd = open_box_init(s, &e);
-	if (pidfd >= 0 && strcmp(hex, e.digest) == 0) {
+	if (pidfd >= 0 && strcmp(hex, e.digest) == 0 && strcmp(s->user, e.user) == 0) {
 		*how = AB_BOX_JOIN;
 		s->box_pidfd = pidfd;
 		s->init_pid = e.pid;
@@ -196,12 +199,12 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	/* The box must go: it ended by itself, or its policy is not the user's any more. */
 	reason = "gone";
 	if (pidfd >= 0) {
-		reason = "policy-changed";
+		reason = strcmp(s->user, e.user) != 0 ? "user-changed" : "policy-changed";
 		r = ab_box_kill(pidfd);
 		close(pidfd);
 		if (r != 0)
-			return ab_sess_fail(s, r, "end box %s of %s (pid 1 %d, policy changed): %s",
-			    e.id, s->user, (int)e.pid, strerror(-r));
+			return ab_sess_fail(s, r, "end box %s of uid %u (pid 1 %d, %s): %s", e.id,
+			    (unsigned)s->uid, (int)e.pid, reason, strerror(-r));
 	}
 	if (ftruncate(fd, 0) == -1)
 		return ab_sess_fail(s, -errno, "truncate %s/%u: %s", AB_BOX_DIR, (unsigned)s->uid,
@@ -228,7 +231,7 @@ ab_box_join(struct ab_sess *s)
 int
 ab_box_register(struct ab_sess *s)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], line[160];
+	char hex[2 * AB_DIGEST_LEN + 1], line[256];
 	unsigned long long ticks;
 	int n, r;
 
@@ -237,8 +240,11 @@ ab_box_register(struct ab_sess *s)
 		return ab_sess_fail(s, r, "start time of pid 1 %d: %s", (int)s->init_pid,
 		    strerror(-r));
 	ab_digest_hex(s->pol->digest, hex);
-	n = snprintf(line, sizeof(line), "%s %d %llu %s %lld\n", s->box_id, (int)s->init_pid,
-	    ticks, hex, (long long)time(NULL));
+	/* The user name is the policy's kind ([a-z_][a-z0-9_-]*, short): no blanks. */
+	n = snprintf(line, sizeof(line), "%s %d %llu %s %lld %s\n", s->box_id,
+	    (int)s->init_pid, ticks, hex, (long long)time(NULL), s->user);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return ab_sess_fail(s, -ENAMETOOLONG, "box registry line of %s too long", s->user);
 	if (ftruncate(s->box_lock, 0) == -1 || pwrite(s->box_lock, line, (size_t)n, 0) != n)
 		return ab_sess_fail(s, -EIO, "write %s/%u: %s", AB_BOX_DIR, (unsigned)s->uid,
 		    strerror(errno));

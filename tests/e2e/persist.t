@@ -193,8 +193,13 @@ wait_gone "$vuid"
 is "$(procs_of "$vuid")" "" "persist = no: the tmux server ends with the login"
 [ ! -s "/run/agentbox-box/$vuid" ]; check $? "persist = no: no box in the registry"
 
-"$E2E_AGENTBOX" unenroll "$U" >/dev/null 2>&1 && "$E2E_AGENTBOX" unenroll "$V" >/dev/null 2>&1
+## 11. unenroll ends a running box first
+sed -i 's/^linger = 2s$/linger = 0/' "$CONF"
+as "tmux -S $SOCK new-session -d -s last 'sleep 7781'"
+procs_of "$uid" | grep -q 'sleep 7781'; check $? "a box is running before unenroll"
+out=$("$E2E_AGENTBOX" unenroll "$U" 2>&1) && "$E2E_AGENTBOX" unenroll "$V" >/dev/null 2>&1
 check $? "unenroll both users"
+like "$out" "stopped box" "unenroll ends the running box ($out)"
 e2e_assert_host_clean "$U" "$uid"
 e2e_assert_host_clean "$V" "$vuid"
 finish
