@@ -46,6 +46,10 @@ int	act(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Files (util.c). */
 int	adm_read_file(const char *path, char **buf, size_t *len);
+/* sessions.c: end UID's boxes (or only box ID), every process of each, then forget them
+ * in the registry and write their agentbox-box-end records (reason=stop); *STOPPED
+ * counts them.  0, or the -errno of the first box that did not end. */
+int	adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped);
 /*
  * Replace PATH atomically (temp file in the same directory, fsync, rename).  An existing
  * file keeps its owner and mode; a new one is root-owned with MODE.

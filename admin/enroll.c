@@ -721,6 +721,13 @@ cmd_unenroll(int argc, char **argv)
 	if ((pw = getpwnam(user)) != NULL)
 		st.uid = pw->pw_uid;
 
+	/* Nothing of a box outlives it, nor the enrollment: a persist = yes box (or a login
+	 * still open) ends first, so its pid 1 cannot go on under a later user of the uid. */
+	if (st.uid != (uid_t)-1 && act("end the running boxes of %s", user)) {
+		unsigned n;
+
+		UNENROLL_TRY(adm_boxes_stop(st.uid, NULL, &n), "end the running boxes");
+	}
 	/* In the reverse order of enroll: the confinement goes last. */
 	UNENROLL_TRY(adm_audit_rules_remove(user, st.uid), "remove the audit rules");
 	UNENROLL_TRY(adm_deny_remove(user), "remove the cron/at deny entries");

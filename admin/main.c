@@ -21,7 +21,8 @@ static const struct command {
 	  "\t\tundo everything enroll did for USER" },
 	{ "check", cmd_check, "[FILE] [--root DIR]\n\t\tvalidate the policy" },
 	{ "doctor", cmd_doctor, "[--quiet]\n\t\tcheck the host: kernel, audit, PAM, sshd, users" },
-	{ "sessions", cmd_sessions, "[--json]\n\t\tlist live sessions of enrolled users" },
+	{ "sessions", cmd_sessions, "[--json]\n\t\tlist live boxes of enrolled users, with their logins" },
+	{ "stop", cmd_stop, "USER [--box ID]\n\t\tend USER's boxes (or box ID): every process of them" },
 	{ "run", cmd_run, "[-u USER] [-C DIR] [--ephemeral] [--json] -- CMD [ARG...]\n"
 	  "\t\trun CMD in a new confined session of USER; a summary of its denials after" },
 };

@@ -7,6 +7,16 @@
  * parsed with ab_plan_parse) names the user, service and tty; /proc gives the audit
  * session id, the start time and how many processes share the pid namespace.  Only
  * /proc is read; nothing is entered or signalled.
+ *
+ * A session is a box (persist = yes: one box, many logins over time).  Its id is the
+ * audit session id of its pid 1, i.e. of the login that built it.  Its logins now are
+ * its processes whose parent lives outside the box (ppid 0 in the box's /proc: the
+ * shell su forked, sshd's session process), as agentbox-init counts them for linger.
+ *
+ * agentbox stop USER [--box ID]: SIGKILL the pid 1 of USER's boxes (or box ID), by
+ * pidfd, wait until each is gone (the kernel kills the rest of the box first), forget
+ * it in the registry (AB_BOX_DIR/UID) and write its agentbox-box-end record
+ * (reason=stop).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -18,9 +28,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libaudit.h>
 
 #include "abutil.h"
 #include "admin.h"
@@ -38,6 +55,11 @@ struct session {
 	char		 pidns[32];
 	char		*service, *tty, *rhost;
 	int		 plan_ok;
+	int		 persist;
+	unsigned	 linger;
+	char		 digest[17];	/* the policy digest's first 16 hex digits */
+	char		 logins[256];	/* "SES:PID SES:PID": its logins now */
+	unsigned	 nlogins;
 };
 
 /* /proc files report size 0: read them with stdio instead. */
@@ -157,8 +179,38 @@ ns_link(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
+/* A login of S's box: PID's parent is outside the box (NSpid's inner pid > 1 and
+ * PPid, as the box sees it, 0).  Appended to S->logins as "SES:PID". */
+static void
+note_login(struct session *s, pid_t pid)
+{
+	char *status, ppid[32], nspid[64], *ses, *inner;
+	size_t at = strlen(s->logins);
+
+	if ((status = proc_slurp(pid, "status")) == NULL)
+		return;
+	/* PPid in /proc/PID/status is the parent as the reader's (host) pid namespace sees
+	 * it; the box's view is /proc/PID/stat read inside.  Parent outside the box: its
+	 * host pid is not one of the box's, i.e. its pid namespace differs. */
+	if (status_field(status, "PPid", ppid, sizeof(ppid)) == 0 &&
+	    status_field(status, "NSpid", nspid, sizeof(nspid)) == 0 &&
+	    (inner = strrchr(nspid, '\t')) != NULL && strcmp(inner + 1, "1") != 0) {
+		char link[32];
+
+		if (ns_link((pid_t)atoi(ppid), link, sizeof(link)) == 0 &&
+		    strcmp(link, s->pidns) != 0 && (ses = proc_slurp(pid, "sessionid")) != NULL) {
+			if (at + 32 < sizeof(s->logins))
+				snprintf(s->logins + at, sizeof(s->logins) - at, "%s%s:%d",
+				    at > 0 ? " " : "", ses, (int)pid);
+			s->nlogins++;
+			free(ses);
+		}
+	}
+	free(status);
+}
+
 static unsigned long
-count_in_ns(const char *ns)
+count_in_ns(struct session *s)
 {
 	char link[32];
 	struct dirent *de;
@@ -171,8 +223,10 @@ count_in_ns(const char *ns)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		if (ns_link((pid_t)atoi(de->d_name), link, sizeof(link)) == 0 &&
-		    strcmp(link, ns) == 0)
+		    strcmp(link, s->pidns) == 0) {
 			n++;
+			note_login(s, (pid_t)atoi(de->d_name));
+		}
 	}
 	closedir(d);
 	return n;
@@ -194,6 +248,10 @@ read_plan(struct session *s)
 		s->service = strdup(plan->service ? plan->service : "");
 		s->tty = strdup(plan->tty ? plan->tty : "");
 		s->rhost = strdup(plan->rhost ? plan->rhost : "");
+		s->persist = plan->policy->persist == AB_PERSIST_YES;
+		s->linger = plan->policy->linger;
+		for (size_t i = 0; i < 8; i++)
+			snprintf(s->digest + 2 * i, 3, "%02x", plan->policy->digest[i]);
 		s->plan_ok = 1;
 		ab_plan_free(plan);
 	}
@@ -213,7 +271,7 @@ collect(struct session *s, time_t btime)
 	free(ses);
 	s->started = start_time(s->pid, btime);
 	if (ns_link(s->pid, s->pidns, sizeof(s->pidns)) == 0)
-		s->procs = count_in_ns(s->pidns);
+		s->procs = count_in_ns(s);
 	read_plan(s);
 	if (!s->plan_ok && (luid = proc_slurp(s->pid, "loginuid")) != NULL) {
 		/* No readable plan: the loginuid the module set still names the user. */
@@ -274,11 +332,20 @@ print_session(const struct session *s, int json)
 		json_str(s->rhost);
 		printf(",\"pidns\":");
 		json_str(s->pidns);
+		printf(",\"box\":");
+		json_str(s->ses);
+		printf(",\"persist\":%s,\"linger\":%u,\"digest\":", s->persist ? "true" : "false",
+		    s->linger);
+		json_str(s->digest);
+		printf(",\"logins\":");
+		json_str(s->logins);
+		printf(",\"nlogins\":%u", s->nlogins);
 		printf(",\"plan\":%s}\n", s->plan_ok ? "true" : "false");
 		return;
 	}
 	safe_col(s->user, 16);
-	printf(" %8d %6s %6lu  %-20s ", (int)s->pid, s->ses, s->procs, when);
+	printf(" %8d %6s %6lu %6u %-7s %-16s %-20s ", (int)s->pid, s->ses, s->procs,
+	    s->nlogins, s->persist ? "persist" : "login", s->digest[0] ? s->digest : "?", when);
 	safe_col(s->service ? s->service : "?", 8);
 	putchar(' ');
 	safe_col(s->tty && s->tty[0] ? s->tty : "-", 0);
@@ -287,6 +354,8 @@ print_session(const struct session *s, int json)
 		safe_col(s->rhost, 0);
 	}
 	putchar('\n');
+	if (s->logins[0])
+		printf("  logins (ses:pid): %s\n", s->logins);
 }
 
 int
@@ -316,8 +385,8 @@ cmd_sessions(int argc, char **argv)
 		die_errno(errno, "open /proc");
 	btime = boot_time();
 	if (!json)
-		printf("%-16s %8s %6s %6s  %-20s %-8s %s\n", "USER", "INIT_PID", "SES", "PROCS",
-		    "STARTED", "SERVICE", "TTY");
+		printf("%-16s %8s %6s %6s %6s %-7s %-16s %-20s %-8s %s\n", "USER", "INIT_PID",
+		    "BOX", "PROCS", "LOGINS", "KIND", "DIGEST", "STARTED", "SERVICE", "TTY");
 	while ((de = readdir(d)) != NULL) {
 		struct session s = { 0 };
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -336,4 +405,156 @@ cmd_sessions(int argc, char **argv)
 	if (!json && n == 0)
 		printf("(no live agentbox sessions)\n");
 	return 0;
+}
+
+/* SIGKILL the box whose pid 1 is S->pid, if that process still is a box's pid 1. */
+static int
+stop_box(const struct session *s)
+{
+	struct pollfd pfd;
+	int fd, r;
+
+	if ((fd = pidfd_open(s->pid, 0)) == -1)
+		return errno == ESRCH ? 0 : -errno;
+	/* Checked after the pidfd is open: a pid reused before is not a box's pid 1. */
+	if (!is_session_init(s->pid)) {
+		close(fd);
+		return 0;
+	}
+	if (pidfd_send_signal(fd, SIGKILL, NULL, 0) == -1 && errno != ESRCH) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	/* Readable once pid 1 exited: every other process of the box is gone by then. */
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while ((r = poll(&pfd, 1, 5000)) == -1 && errno == EINTR)
+		;
+	close(fd);
+	return r == 1 ? 0 : r == 0 ? -ETIMEDOUT : -errno;
+}
+
+/* Forget box ID in USER's registry, if it is the one there. */
+static void
+forget_box(unsigned uid, const char *id)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), AB_BOX_DIR "/%u", uid);
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	if (flock(fd, LOCK_EX) == 0 && (n = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = '\0';
+		if (strncmp(buf, id, strlen(id)) == 0 && buf[strlen(id)] == ' ' &&
+		    ftruncate(fd, 0) == -1)
+			adm_warn("truncate %s: %s", path, strerror(errno));
+	}
+	close(fd);
+}
+
+static void
+box_end_record(const struct session *s)
+{
+	char *u = audit_encode_nv_string("user", s->user, 0), *msg = NULL;
+	int fd;
+
+	if (u == NULL || (fd = audit_open()) < 0) {
+		adm_warn("no audit record of the end of box %s", s->ses);
+		free(u);
+		return;
+	}
+	if (asprintf(&msg, "op=agentbox-box-end box=%s %s uid=%u init_pid=%d reason=stop",
+	    s->ses, u, s->uid, (int)s->pid) == -1 ||
+	    audit_log_user_message(fd, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, 1) <= 0)
+		adm_warn("could not write the end record of box %s", s->ses);
+	free(msg);
+	free(u);
+	audit_close(fd);
+}
+
+int
+adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped)
+{
+	struct dirent *de;
+	time_t btime;
+	int r, first = 0;
+	DIR *d;
+
+	*stopped = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return -errno;
+	btime = boot_time();
+	while ((de = readdir(d)) != NULL) {
+		struct session s = { 0 };
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		s.pid = (pid_t)atoi(de->d_name);
+		if (!is_session_init(s.pid))
+			continue;
+		collect(&s, btime);
+		if (s.uid == (unsigned)uid && (box == NULL || strcmp(box, s.ses) == 0)) {
+			if ((r = stop_box(&s)) != 0) {
+				adm_warn("box %s of %s (pid 1 %d) did not end: %s", s.ses, s.user,
+				    (int)s.pid, strerror(-r));
+				if (first == 0)
+					first = r;
+			} else {
+				forget_box(s.uid, s.ses);
+				box_end_record(&s);
+				if (!adm_quiet)
+					printf("stopped box %s of %s (pid 1 %d, %lu processes)\n",
+					    s.ses, s.user, (int)s.pid, s.procs);
+				(*stopped)++;
+			}
+		}
+		free(s.service);
+		free(s.tty);
+		free(s.rhost);
+	}
+	closedir(d);
+	return first;
+}
+
+int
+cmd_stop(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "box", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *box = NULL, *usage = "usage: agentbox stop USER [--box ID]\n";
+	struct passwd *pw;
+	unsigned n = 0;
+	int c, r, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "b:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': box = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if ((pw = getpwnam(argv[optind])) == NULL)
+		die("stop: no such user: %s", argv[optind]);
+	if (pw->pw_uid == 0)
+		die("stop: root has no box");
+	if (geteuid() != 0)
+		die("stop: must be root");
+	if ((r = adm_boxes_stop(pw->pw_uid, box, &n)) != 0)
+		rc = 1;
+	if (n == 0 && rc == 0) {
+		fprintf(stderr, "agentbox: stop: no box%s%s of %s\n", box ? " " : "", box ? box : "",
+		    pw->pw_name);
+		return 1;
+	}
+	return rc;
 }

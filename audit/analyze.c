@@ -472,6 +472,8 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 			copy_cstr(s->rhost, sizeof(s->rhost), buf, strlen(buf));
 		if (getf(r, "network", 1, buf, sizeof(buf)) > 0)
 			copy_cstr(s->network, sizeof(s->network), buf, strlen(buf));
+		if (getf(r, "box", 1, buf, sizeof(buf)) > 0)
+			copy_cstr(s->box, sizeof(s->box), buf, strlen(buf));
 	} else if (strcmp(op, "agentbox-session-end") == 0) {
 		s->ends++;
 		s->have_end = 1;

@@ -360,6 +360,8 @@ session_json(FILE *f, const struct ab_session *s)
 	json_str_or_null(f, str_of_cstr(s->digest));
 	fputs(",\"network\":", f);
 	json_str_or_null(f, str_of_cstr(s->network));
+	fputs(",\"box\":", f);
+	json_str_or_null(f, str_of_cstr(s->box));
 	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
 	    (uintmax_t)s->logins);
 	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,\"net\":%ju,"
@@ -418,6 +420,7 @@ no_sessions(struct ab_out *o, const struct ab_review *rv)
 }
 
 static void refusals(struct ab_out *o, const struct ab_review *rv);
+static void boxes(struct ab_out *o, const struct ab_review *rv);
 
 void
 ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
@@ -475,11 +478,57 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		if (s->shared || s->logins > 1)
 			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
 			    s->shared ? ", loginuid immutable" : "");
+		if (s->box[0] != '\0') {
+			fputs(" [box ", o->f);
+			put_safe(o->f, str_of_cstr(s->box), 0);
+			fputc(']', o->f);
+		}
 		fputc('\n', o->f);
 	}
 	if (shown == 0)
 		no_sessions(o, rv);
+	else if (!o->json)
+		boxes(o, rv);
 	refusals(o, rv);
+}
+
+/*
+ * persist = yes: the logins grouped by the box they built or joined, one line per box
+ * ("box ID (USER): logins SES SES ..."), in the order the boxes' first logins come.
+ * Quadratic in the sessions shown, which the review's table bounds.
+ */
+static void
+boxes(struct ab_out *o, const struct ab_review *rv)
+{
+	const struct ab_session *s, *t;
+	int header = 0;
+
+	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++) {
+		size_t j;
+
+		if (s->box[0] == '\0' || !ab_session_selected(rv, s))
+			continue;
+		for (j = 0; j < i; j++) {	/* printed with an earlier login of its box */
+			t = ab_review_session(rv, j);
+			if (ab_session_selected(rv, t) && strcmp(t->box, s->box) == 0 &&
+			    strcmp(t->node, s->node) == 0)
+				break;
+		}
+		if (j < i)
+			continue;
+		if (!header++)
+			fputs(o->tty ? "\nboxes (persist = yes):\n" : "#boxes\n", o->f);
+		fputs("box ", o->f);
+		put_safe(o->f, str_of_cstr(s->box), 0);
+		fputs(" (", o->f);
+		put_safe(o->f, str_of_cstr(s->user[0] ? s->user : "?"), 0);
+		fputs("): logins", o->f);
+		for (j = i; (t = ab_review_session(rv, j)) != NULL; j++)
+			if (ab_session_selected(rv, t) && strcmp(t->box, s->box) == 0 &&
+			    strcmp(t->node, s->node) == 0)
+				fprintf(o->f, " %ju", (uintmax_t)t->ses);
+		fputc('\n', o->f);
+	}
 }
 
 static void

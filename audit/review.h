@@ -268,6 +268,7 @@ struct ab_session {
 	char		 rhost[128];
 	char		 digest[72];
 	char		 network[16];
+	char		 box[16];	/* persist = yes: the box the login built or joined */
 	uint64_t	 init_pid;
 	uint64_t	 start_sec, end_sec;
 	uint32_t	 start_ms, end_ms;

@@ -128,9 +128,11 @@ ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const ch
 	rh = nv("rhost", rhost);
 	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
-		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s %s", s->ses,
-		    u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
-		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no", lost);
+		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s %s%s%s%s",
+		    s->ses, u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
+		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no", lost,
+		    s->box_id[0] ? " box=" : "", s->box_id,
+		    s->box_id[0] ? (s->joined ? " box_op=join" : " box_op=build") : "");
 	free(u);
 	free(sv);
 	free(t);
@@ -140,7 +142,7 @@ ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const ch
 
 int
 ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
-    pid_t init_pid)
+    pid_t init_pid, const char *box_id)
 {
 	char *u = nv("user", user), *sv = nv("service", service), lost[32];
 	long long n = -1;
@@ -154,9 +156,24 @@ ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *s
 	lost_str(lost, n);
 	if (u != NULL && sv != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
-		    "reason=logout %s", ses, u, (unsigned)uid, sv, (int)init_pid, lost);
+		    "reason=logout %s%s%s", ses, u, (unsigned)uid, sv, (int)init_pid, lost,
+		    box_id[0] ? " box=" : "", box_id);
 	free(u);
 	free(sv);
+	return r;
+}
+
+int
+ab_auditrec_box_end(int fd, const char *box_id, const char *user, uid_t uid, pid_t init_pid,
+    const char *reason)
+{
+	char *u = nv("user", user);
+	int r = -ENOMEM;
+
+	if (u != NULL)
+		r = send_fmt(fd, 1, "op=agentbox-box-end box=%s %s uid=%u init_pid=%d reason=%s",
+		    box_id, u, (unsigned)uid, (int)init_pid, reason);
+	free(u);
 	return r;
 }
 

@@ -49,6 +49,10 @@ struct ab_sess {
 	int			 eph_upper;	/* ephemeral: the upper tmpfs (detached), or -1 */
 	int			*eph_lower;	/* ephemeral: each tree's real dir, O_PATH, or -1 */
 	size_t			 eph_n;
+	int			 box_lock;	/* persist: the user's registry file, flocked, or -1 */
+	int			 box_pidfd;	/* persist, joining: the box's pid 1, or -1 */
+	int			 joined;	/* 1: this login joined a running box */
+	char			 box_id[16];	/* persist: the box's id ("" without persist) */
 	char			 why[512];	/* reason of the first failure, for the auth log */
 };
 
@@ -111,6 +115,23 @@ int	ab_reaper_start(struct ab_sess *s);
 /* reaper.c: SIGKILL the session's pid 1 (the kernel kills the rest) and reap it. */
 int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
 
+/*
+ * box.c, persist = yes.  ab_box_decide: the one decision, join the user's running box or
+ * build a new one (FORCE_BUILD: always build).  It locks the user's registry into
+ * s->box_lock (held until ab_box_register or sess_close); joining, it leaves the pidfd
+ * of the box's pid 1 in s->box_pidfd, its pid in s->init_pid and its id in s->box_id.
+ * A box whose policy digest differs is ended first (ab_box_kill), and its end record
+ * written on AUDIT_FD.  ab_box_join: setns into every namespace of the box.
+ * ab_box_register: after a build, name the new box (s->box_id: the login's ses) in the
+ * registry.  ab_box_kill: SIGKILL a box's pid 1 by pidfd and wait until every process
+ * of it is gone.
+ */
+enum ab_box_how { AB_BOX_BUILD, AB_BOX_JOIN };
+int	ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how *how);
+int	ab_box_join(struct ab_sess *s);
+int	ab_box_register(struct ab_sess *s);
+int	ab_box_kill(int pidfd);
+
 /* planfile.c: fill and write the session plan to AB_PLAN_PATH. */
 int	ab_planfile_write(struct ab_sess *s);
 
@@ -123,7 +144,10 @@ int	ab_auditrec_enabled(int fd, long long *lost);
 int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
 int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
-	    pid_t init_pid);
+	    pid_t init_pid, const char *box_id);
+/* The end of a persistent box (not of a login): BOX_ID, why ("policy-changed", "gone"). */
+int	ab_auditrec_box_end(int fd, const char *box_id, const char *user, uid_t uid,
+	    pid_t init_pid, const char *reason);
 int	ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason);
 
 #endif /* AB_PAM_MODULE_H */

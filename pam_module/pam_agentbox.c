@@ -63,6 +63,8 @@ struct live {
 	int		 audit_fd;
 	uint32_t	 ses;
 	uid_t		 uid;
+	int		 persist;	/* the box outlives this login: close never kills */
+	char		 box_id[16];
 	char		*user;
 	char		*service;
 	int		 eph_upper;	/* ephemeral: the upper tmpfs, or -1 */
@@ -232,6 +234,8 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 	l->ses = s->ses;
 	l->uid = s->uid;
 	l->eph_upper = -1;
+	l->persist = s->pol->persist == AB_PERSIST_YES && !s->run;
+	snprintf(l->box_id, sizeof(l->box_id), "%s", s->box_id);
 	if (pam_set_data(pamh, DATA_NAME, l, live_cleanup) != PAM_SUCCESS) {
 		free(l->user);
 		free(l->service);
@@ -261,7 +265,7 @@ elapsed_us(const struct timespec *t0)
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
 	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
-	STEP_PLAN, STEP_RECORD, STEP_N
+	STEP_PLAN, STEP_RECORD, STEP_BOX, STEP_N
 };
 static const char *const step_name[STEP_N] = {
 	[STEP_LOGINUID]	= "loginuid",
@@ -273,6 +277,7 @@ static const char *const step_name[STEP_N] = {
 	[STEP_NETD]	= "netd",
 	[STEP_PLAN]	= "plan",
 	[STEP_RECORD]	= "record",
+	[STEP_BOX]	= "box",	/* persist: decide, and join (last: parsers count) */
 };
 
 /* What the debug line reports: bench/session-start and the e2e tests parse it. */
@@ -384,7 +389,7 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->debug = a->debug;
 	s->run = a->run;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
-	s->netd_fd = s->eph_upper = -1;
+	s->netd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
 }
 
 /* Close what the session's building opened; the pidfd of pid 1 only if live has not
@@ -393,7 +398,7 @@ static void
 sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
-	    &s->init_pidfd, &s->netd_fd };
+	    &s->init_pidfd, &s->netd_fd, &s->box_lock, &s->box_pidfd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -460,6 +465,72 @@ start_record(struct ab_sess *s, int audit_fd)
 	return 0;
 }
 
+/* Steps 3 (network) to 8: a new box of USER's.  Fails after pid 1 started kill it. */
+static int
+build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
+{
+	int r;
+
+	/* 3. The network namespace: before the mount namespace, as the shared `none`
+	 * namespace is pinned on the host. */
+	if ((r = timed(clk, STEP_NETNS, ab_netns_enter(s))) != 0)
+		return r;
+	/* 4. unshare mount, ipc, uts, pid; / a slave tree. */
+	if ((r = timed(clk, STEP_UNSHARE, unshare_session(s))) != 0)
+		return r;
+	/* 5. The world: private trees, (agentbox run --ephemeral: the home and projects on
+	 * a throw-away layer,) secrets masked, protected paths read-only. */
+	if ((r = timed(clk, STEP_WORLD, ab_world_build(s))) != 0 ||
+	    (s->ephemeral && (r = timed(clk, STEP_WORLD, ab_ephemeral_apply(s))) != 0) ||
+	    (r = timed(clk, STEP_MASKS, ab_mask_apply(s))) != 0)
+		return r;
+	reenter_cwd(cwd);
+	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
+	if ((r = timed(clk, STEP_PID1, ab_reaper_start(s))) != 0)
+		return r;
+	/* 7. Hand-off to host-side helpers: proxy's listeners to agentbox-netd. */
+	if ((r = timed(clk, STEP_NETD, s->pol->network == AB_NET_PROXY ?
+	    ab_netd_handoff(s) : 0)) != 0)
+		goto kill;
+	/* 8. The session plan, then /run/agentbox sealed read-only. */
+	if ((r = ab_planfile_write(s)) != 0 ||
+	    (r = timed(clk, STEP_PLAN, ab_world_seal(s))) != 0)
+		goto kill;
+	/* persist = yes: later logins find the box by its pid 1. */
+	if (s->box_lock != -1 && (r = ab_box_register(s)) != 0)
+		goto kill;
+	return 0;
+kill:
+	ab_reaper_stop(s->init_pidfd, s->init_pid);
+	return r;
+}
+
+/*
+ * Steps 3 to 8 as the policy wants them: persist = no, always a new box; persist = yes,
+ * the one decision (ab_box_decide) between joining the user's running box, whose world
+ * exists already (its plan included: agentbox-shell checks it against the namespaces
+ * it runs in, as in a new box), and building one.
+ */
+static int
+box_steps(struct ab_sess *s, struct sess_clock *clk, int audit_fd, const char *cwd)
+{
+	enum ab_box_how how = AB_BOX_BUILD;
+	int r;
+
+	if (s->pol->persist == AB_PERSIST_YES &&
+	    (r = timed(clk, STEP_BOX, ab_box_decide(s, audit_fd, s->run, &how))) != 0)
+		return r;
+	if (how == AB_BOX_BUILD)
+		return build_steps(s, clk, cwd);
+	if ((r = timed(clk, STEP_BOX, ab_box_join(s))) != 0)
+		return r;
+	s->joined = 1;
+	s->init_pidfd = s->box_pidfd;	/* close_session's, to say the login is open */
+	s->box_pidfd = -1;
+	reenter_cwd(cwd);
+	return 0;
+}
+
 /*
  * Open USER's session: DESIGN.md's Shape, steps 1 to 9, in order and numbered as there.
  * Step 1's two questions are asked apart: "enrolled?" needs step 2's policy, and the
@@ -472,7 +543,7 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	const struct passwd *pw;
 	const char *user = NULL;
 	struct timespec t_load;
-	struct sess_clock clk;
+	struct sess_clock clk = { 0 };
 	char cwd[PATH_MAX];
 	struct ab_sess s;
 	int audit_fd, r;
@@ -526,32 +597,12 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 		strcpy(cwd, "/");
 
 	clock_gettime(CLOCK_MONOTONIC, &clk.t_steps);
-	/* 3. A fresh audit session, then the network namespace: before the mount namespace,
-	 * as the shared `none` namespace is pinned on the host. */
-	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0 ||
-	    (r = timed(&clk, STEP_NETNS, ab_netns_enter(&s))) != 0)
+	/* 3. A fresh audit session: every login has its own, joining a box or not. */
+	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0)
 		goto refuse;
-	/* 4. unshare mount, ipc, uts, pid; / a slave tree. */
-	if ((r = timed(&clk, STEP_UNSHARE, unshare_session(&s))) != 0)
+	/* 3-8, or, with persist = yes and a running box of this policy, join it. */
+	if ((r = box_steps(&s, &clk, audit_fd, cwd)) != 0)
 		goto refuse;
-	/* 5. The world: private trees, (agentbox run --ephemeral: the home and projects on
-	 * a throw-away layer,) secrets masked, protected paths read-only. */
-	if ((r = timed(&clk, STEP_WORLD, ab_world_build(&s))) != 0 ||
-	    (s.ephemeral && (r = timed(&clk, STEP_WORLD, ab_ephemeral_apply(&s))) != 0) ||
-	    (r = timed(&clk, STEP_MASKS, ab_mask_apply(&s))) != 0)
-		goto refuse;
-	reenter_cwd(cwd);
-	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
-	if ((r = timed(&clk, STEP_PID1, ab_reaper_start(&s))) != 0)
-		goto refuse;
-	/* 7. Hand-off to host-side helpers: proxy's listeners to agentbox-netd. */
-	if ((r = timed(&clk, STEP_NETD, pol->network == AB_NET_PROXY ?
-	    ab_netd_handoff(&s) : 0)) != 0)
-		goto kill;
-	/* 8. The session plan, then /run/agentbox sealed read-only. */
-	if ((r = ab_planfile_write(&s)) != 0 ||
-	    (r = timed(&clk, STEP_PLAN, ab_world_seal(&s))) != 0)
-		goto kill;
 	/* 9. The start record. */
 	if ((r = timed(&clk, STEP_RECORD, start_record(&s, audit_fd))) != 0)
 		goto kill;
@@ -566,7 +617,9 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	r = PAM_SUCCESS;
 	goto out;
 kill:
-	ab_reaper_stop(s.init_pidfd, s.init_pid);
+	/* Never a box other logins share: only one this login built is ours to end. */
+	if (!s.joined)
+		ab_reaper_stop(s.init_pidfd, s.init_pid);
 refuse:
 	sess_close(&s);
 	r = refuse_session(pamh, user, s.why[0] ? s.why : strerror(-r), audit_fd);
@@ -623,8 +676,10 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 	if (l->init_pidfd == -1)
 		return PAM_SUCCESS;	/* closed already */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/* Every process of the session dies with its pid 1; the wait returns after. */
-	if ((r = ab_reaper_stop(l->init_pidfd, l->init_pid)) != 0)
+	/* persist = yes: the box lives on for the next login (its linger, agentbox stop or
+	 * a changed policy end it); every process of the session dies with its pid 1
+	 * otherwise, and the wait returns after. */
+	if (!l->persist && (r = ab_reaper_stop(l->init_pidfd, l->init_pid)) != 0)
 		return refuse(pamh, "cannot end the session of %s (pid 1 %d): %s", l->user,
 		    (int)l->init_pid, strerror(-r));
 	close(l->init_pidfd);
@@ -632,7 +687,8 @@ close_session(pam_handle_t *pamh, int argc, const char **argv)
 	if (l->eph_upper != -1)
 		ephemeral_report(pamh, l);
 	if (l->audit_fd >= 0 &&
-	    ab_auditrec_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid) != 0)
+	    ab_auditrec_end(l->audit_fd, l->ses, l->user, l->uid, l->service, l->init_pid,
+	    l->box_id) != 0)
 		pam_syslog(pamh, LOG_ERR, "could not write the end record of %s", l->user);
 	if (a.debug)
 		pam_syslog(pamh, LOG_DEBUG, "ended session of %s (ses %u) in %ld us", l->user,

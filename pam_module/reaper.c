@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -51,6 +52,8 @@ static const char *const step_name[STEP_N] = {
 struct spawn {
 	int		 init_fd;
 	int		 parent_pidfd;
+	int		 persist;	/* the box outlives its login: no PDEATHSIG */
+	char		 linger[16];	/* persist: agentbox-init's argument, seconds */
 	volatile int	 step;
 	volatile int	 err;
 };
@@ -67,20 +70,22 @@ child_fail(struct spawn *sp, int step, int err)
 static int
 reaper_child(void *arg)
 {
-	static char *const argv[] = { "agentbox-init", NULL };
 	static char *const envp[] = { NULL };
 	struct spawn *sp = arg;
+	char *argv[] = { "agentbox-init", sp->persist ? sp->linger : NULL, NULL };
 	struct pollfd pfd = { .fd = sp->parent_pidfd, .events = POLLIN };
 
 	/* hidepid=invisible: the agent sees its own processes, not root's pid 1. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    "hidepid=invisible") == -1)
 		child_fail(sp, STEP_PROC, errno);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+	/* A persistent box outlives the login that built it: its end is agentbox-init's
+	 * linger, agentbox stop, or a changed policy (box.c). */
+	if (!sp->persist && prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		child_fail(sp, STEP_PDEATHSIG, errno);
 	/* getppid() is 0 in a new pid namespace, so the usual race check cannot work:
 	 * the parent's pidfd becomes readable once it has exited (killed mid-vfork). */
-	if (poll(&pfd, 1, 0) != 0)
+	if (!sp->persist && poll(&pfd, 1, 0) != 0)
 		child_fail(sp, STEP_PARENT, ESRCH);
 	/* pid 1 holds nothing of the caller's: sockets, ttys, the caller's files.  The
 	 * binary's fd (close-on-exec) stays until the exec. */
@@ -119,6 +124,9 @@ ab_reaper_start(struct ab_sess *s)
 	int pidfd = -1, r = 0;
 	void *stack;
 	pid_t pid;
+
+	sp.persist = s->pol->persist == AB_PERSIST_YES && !s->run;	/* run: its own box */
+	snprintf(sp.linger, sizeof(sp.linger), "%u", (unsigned)s->pol->linger);
 
 	if ((sp.parent_pidfd = pidfd_open(getpid(), 0)) == -1)
 		return ab_sess_fail(s, -errno, "pidfd_open(self): %s", strerror(errno));

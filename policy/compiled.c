@@ -33,6 +33,8 @@ ab_policy_key(size_t i)
 #define STRV_ABI(m)		NULL
 #define STRV_NETWORK(m)		NULL
 #define STRV_AUDIT(m)		NULL
+#define STRV_PERSIST(m)		NULL
+#define STRV_DURATION(m)	NULL
 #define STRV_HOSTS(m)		(&(m))
 #define STRV_CIDRS(m)		(&(m))
 #define STRV_NAMES(m)		(&(m))
@@ -62,6 +64,8 @@ ab_policy_strv(struct ab_policy *p, enum ab_key k)
 #define SRC_ABI SRC_OTHER
 #define SRC_NETWORK SRC_OTHER
 #define SRC_AUDIT SRC_OTHER
+#define SRC_PERSIST SRC_OTHER
+#define SRC_DURATION SRC_OTHER
 #define SRC_CIDRS SRC_OTHER
 #define SRC_NAMES SRC_OTHER
 
@@ -95,6 +99,8 @@ ab_policy_list(const struct ab_policy *p, size_t i)
 #define FREE_ABI(p, m)
 #define FREE_NETWORK(p, m)	free((p)->ports)
 #define FREE_AUDIT(p, m)
+#define FREE_PERSIST(p, m)
+#define FREE_DURATION(p, m)
 #define FREE_HOSTS(p, m)	(ab_strv_free(&(p)->m), ab_strv_free(&(p)->m##_src))
 #define FREE_CIDRS(p, m)	ab_strv_free(&(p)->m)
 #define FREE_NAMES(p, m)	ab_strv_free(&(p)->m)
@@ -131,6 +137,8 @@ static const char *const net_names[] = { AB_NETWORK_MODES(NAME_OF) };
 static const char *const net_suffixes[] = { AB_NETWORK_MODES(SUFFIX_OF) };
 static const char *const audit_names[] = { AB_AUDIT_MODES(NAME_OF) };
 static const char *const audit_suffixes[] = { AB_AUDIT_MODES(SUFFIX_OF) };
+static const char *const persist_names[] = { AB_PERSIST_MODES(NAME_OF) };
+static const char *const persist_suffixes[] = { AB_PERSIST_MODES(SUFFIX_OF) };
 #define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *
@@ -145,6 +153,9 @@ ab_kind_value(enum ab_key_kind k, unsigned int i, const char **suffix)
 		break;
 	case AB_KIND_AUDIT:
 		names = audit_names, suffixes = audit_suffixes, n = NVALUES(audit_names);
+		break;
+	case AB_KIND_PERSIST:
+		names = persist_names, suffixes = persist_suffixes, n = NVALUES(persist_names);
 		break;
 	default:
 		return NULL;
@@ -170,6 +181,42 @@ ab_audit_name(enum ab_audit_mode a)
 	const char *s = ab_kind_value(AB_KIND_AUDIT, (unsigned int)a, NULL);
 
 	return s != NULL ? s : "?";
+}
+
+const char *
+ab_persist_name(enum ab_persist p)
+{
+	const char *s = ab_kind_value(AB_KIND_PERSIST, (unsigned int)p, NULL);
+
+	return s != NULL ? s : "?";
+}
+
+int
+ab_duration_parse(const char *s, uint32_t *out)
+{
+	static const char units[] = "smhd";
+	static const uint32_t mult[] = { 1, 60, 3600, 86400 };
+	uint64_t v = 0;
+	const char *u;
+	size_t i;
+
+	for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > AB_DURATION_MAX)
+			return -EINVAL;
+	}
+	if (i == 0)
+		return -EINVAL;
+	if (s[i] != '\0') {
+		if (s[i + 1] != '\0' || (u = strchr(units, s[i])) == NULL)
+			return -EINVAL;
+		v *= mult[u - units];
+	}
+	if (v > AB_DURATION_MAX)
+		return -EINVAL;
+	if (out != NULL)
+		*out = (uint32_t)v;
+	return 0;
 }
 
 /* "tcp:53,443": the name, then the ports as the policy writes them. */
@@ -205,6 +252,25 @@ spell_int(int v, char **out)
 	return spell_str(num, out);
 }
 
+/* Seconds in the largest unit that divides them: "86400" is spelt "1d", 0 "0". */
+static int
+spell_duration(uint32_t secs, char **out)
+{
+	static const struct { uint32_t n; char c; } unit[] = {
+		{ 86400, 'd' }, { 3600, 'h' }, { 60, 'm' }, { 1, 's' },
+	};
+	char buf[24];
+	size_t i;
+
+	for (i = 0; secs != 0 && secs % unit[i].n != 0; i++)
+		;
+	if (secs == 0)
+		snprintf(buf, sizeof(buf), "0");
+	else
+		snprintf(buf, sizeof(buf), "%u%c", secs / unit[i].n, unit[i].c);
+	return spell_str(buf, out);
+}
+
 /* Each kind's value as the policy spells it; lists have none. */
 #define SPELL_PATHS(p, m, out)		-EINVAL
 #define SPELL_PATTERNS(p, m, out)	-EINVAL
@@ -213,6 +279,8 @@ spell_int(int v, char **out)
 #define SPELL_ABI(p, m, out)		spell_int((p)->m, out)
 #define SPELL_NETWORK(p, m, out)	network_spelling(p, out)
 #define SPELL_AUDIT(p, m, out)		spell_str(ab_audit_name((p)->m), out)
+#define SPELL_PERSIST(p, m, out)	spell_str(ab_persist_name((p)->m), out)
+#define SPELL_DURATION(p, m, out)	spell_duration((p)->m, out)
 #define SPELL_HOSTS(p, m, out)		-EINVAL
 #define SPELL_CIDRS(p, m, out)		-EINVAL
 #define SPELL_NAMES(p, m, out)		-EINVAL

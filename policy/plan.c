@@ -169,6 +169,8 @@ ob_creds(struct obuf *o, const struct ab_policy *p)
 #define PUT_ABI(o, name, p, m)		ob_num(o, name, (uint64_t)(p)->m)
 #define PUT_NETWORK(o, name, p, m)	ob_network(o, name, p)
 #define PUT_AUDIT(o, name, p, m)	ob_str(o, name, ab_audit_name((p)->m))
+#define PUT_PERSIST(o, name, p, m)	ob_str(o, name, ab_persist_name((p)->m))
+#define PUT_DURATION(o, name, p, m)	ob_num(o, name, (uint64_t)(p)->m)
 #define PUT_HOSTS(o, name, p, m)	ob_rules(o, name, name "_src", &(p)->m, &(p)->m##_src)
 #define PUT_CIDRS(o, name, p, m)	ob_list(o, name, &(p)->m)
 #define PUT_NAMES(o, name, p, m)	ob_list(o, name, &(p)->m)
@@ -494,6 +496,17 @@ take_audit(struct cur *c, const char *key, enum ab_audit_mode *a)
 }
 
 static int
+take_persist(struct cur *c, const char *key, enum ab_persist *p)
+{
+	int r, e;
+
+	if ((r = take_enum(c, key, AB_KIND_PERSIST, &e)) != 0)
+		return r;
+	*p = (enum ab_persist)e;
+	return 0;
+}
+
+static int
 take_abi(struct cur *c, const char *key, int *abi)
 {
 	uint64_t u;
@@ -634,6 +647,8 @@ proxy_ok(const struct ab_policy *p)
 #define TAKE_ABI(c, name, p, m)		take_abi(c, name, &(p)->m)
 #define TAKE_NETWORK(c, name, p, m)	take_network(c, name, p)
 #define TAKE_AUDIT(c, name, p, m)	take_audit(c, name, &(p)->m)
+#define TAKE_PERSIST(c, name, p, m)	take_persist(c, name, &(p)->m)
+#define TAKE_DURATION(c, name, p, m)	take_u32(c, name, AB_DURATION_MAX, &(p)->m)
 #define TAKE_HOSTS(c, name, p, m)	take_rules(c, name, name "_src", &(p)->m, &(p)->m##_src)
 #define TAKE_CIDRS(c, name, p, m)	take_list(c, name, cidr_ok, &(p)->m)
 #define TAKE_NAMES(c, name, p, m)	take_list(c, name, ab_set_name_valid, &(p)->m)

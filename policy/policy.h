@@ -21,6 +21,9 @@
 /* Where the PAM module leaves the session plan, inside the session's mount namespace. */
 #define AB_RUN_DIR	"/run/agentbox"
 #define AB_PLAN_PATH	"/run/agentbox/session.plan"
+/* persist = yes: the host's registry of running boxes, one root-only file per uid
+ * (pam_module/box.c); the boxes' own /run hides it from them. */
+#define AB_BOX_DIR	"/run/agentbox-box"
 
 enum ab_network {
 	AB_NET_NONE = 0,	/* empty network namespace, no TCP rights in Landlock */
@@ -34,6 +37,14 @@ enum ab_audit_mode {
 	AB_AUDIT_REQUIRED = 0,	/* refuse the session if the audit record cannot be written */
 	AB_AUDIT_BEST_EFFORT,
 };
+
+enum ab_persist {
+	AB_PERSIST_NO = 0,	/* a box is one login: it ends at logout */
+	AB_PERSIST_YES,		/* the box outlives its login; later logins join it */
+};
+
+/* linger's default: a box with no login left lives on for a day. */
+#define AB_LINGER_DEFAULT	86400u
 
 #include "abutil.h"	/* struct ab_strv, ab_strv_free: lib/ */
 
@@ -75,6 +86,8 @@ struct ab_policy {
 	struct ab_strv	 env_keep;	/* variable names the shell keeps */
 	int		 landlock_min_abi;	/* default 1 */
 	enum ab_audit_mode audit;	/* default required */
+	enum ab_persist	 persist;	/* default no */
+	uint32_t	 linger;	/* seconds; 0: until agentbox stop; default 1 day */
 	/*
 	 * network = proxy only (any of them with another mode is a policy error).
 	 * allow_host and deny_host are "HOST[:PORT]" rules as netd/host.h parses them,
@@ -95,6 +108,11 @@ struct ab_policy {
 const char *ab_network_name(enum ab_network n);
 /* "required", "best-effort"; "?" if unknown. */
 const char *ab_audit_name(enum ab_audit_mode a);
+/* "no", "yes"; "?" if unknown. */
+const char *ab_persist_name(enum ab_persist p);
+/* A duration as linger takes it, "N" (seconds) or N followed by s, m, h or d, at most
+ * 365 days, into seconds in *OUT (may be NULL: check only).  0 or -EINVAL. */
+int	ab_duration_parse(const char *s, uint32_t *out);
 
 /*
  * The policy keys as data (the table itself is AB_POLICY_KEYS in policy/internal.h):
@@ -108,6 +126,8 @@ enum ab_key_kind {
 	AB_KIND_ABI,		/* one Landlock ABI version, 1 to 7 */
 	AB_KIND_NETWORK,	/* enum ab_network, with ports for tcp */
 	AB_KIND_AUDIT,		/* enum ab_audit_mode */
+	AB_KIND_PERSIST,	/* enum ab_persist */
+	AB_KIND_DURATION,	/* seconds, written N[s|m|h|d] */
 	AB_KIND_HOSTS,		/* list of host rules HOST[:PORT] and @NAME host sets */
 	AB_KIND_CIDRS,		/* list of CIDRs */
 	AB_KIND_NAMES,		/* list of [credential:NAME] names */

@@ -203,6 +203,8 @@ test_merge(void)
 		ok(strcmp(alice->shell, "/bin/dash") == 0, "last scalar of a file wins");
 		ok(alice->landlock_min_abi == 1 && alice->audit == AB_AUDIT_REQUIRED,
 		    "defaults: landlock_min_abi 1, audit required");
+		ok(alice->persist == AB_PERSIST_NO && alice->linger == 86400,
+		    "defaults: persist no, linger 1 day");
 	}
 	ab_diag_free(&d);
 	r = ab_policy_load(root, "bob", &bob, &d);
@@ -334,6 +336,15 @@ test_errors(void)
 		{ "landlock_min_abi = 8", "not an ABI version" },
 		{ "landlock_min_abi = 1.0", "not an ABI version" },
 		{ "landlock_min_abi = 01", "not an ABI version" },
+		{ "persist = maybe", "not no or yes" },
+		{ "persist = YES", "not no or yes" },
+		{ "linger = 1w", "is not a duration" },
+		{ "linger = -1", "is not a duration" },
+		{ "linger = 2 h", "takes one value" },
+		{ "linger = 366d", "is not a duration" },
+		{ "linger = 31536001", "is not a duration" },
+		{ "linger = h", "is not a duration" },
+		{ "linger = 99999999999999999999s", "is not a duration" },
 		{ "mask = !x", "invalid pattern '!x'" },
 		{ "protect = [a", "invalid pattern '[a'" },
 		{ "mask = a//b", "invalid pattern" },
@@ -1329,6 +1340,52 @@ test_proxy_build(void)
 	free(root);
 }
 
+/* persist and linger: the duration syntax, the compiled values and their spelling. */
+static void
+test_persist(void)
+{
+	static const struct { const char *in; int r; uint32_t secs; } rows[] = {
+		{ "0", 0, 0 }, { "2", 0, 2 }, { "2s", 0, 2 }, { "90m", 0, 5400 },
+		{ "24h", 0, 86400 }, { "365d", 0, 31536000 }, { "31536000", 0, 31536000 },
+		{ "366d", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "s", -EINVAL, 0 },
+		{ "1ss", -EINVAL, 0 }, { "1x", -EINVAL, 0 }, { "+1", -EINVAL, 0 },
+		{ "4294967296", -EINVAL, 0 },
+	};
+	struct ab_policy *p = NULL;
+	struct ab_diag d = { 0 };
+	char *root, *conf, *v = NULL;
+	uint32_t secs;
+	size_t i, k;
+	int r;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		secs = 12345;
+		r = ab_duration_parse(rows[i].in, &secs);
+		ok(r == rows[i].r && (r != 0 || secs == rows[i].secs),
+		    "duration '%s' -> %d, %u s", rows[i].in, r, (unsigned)secs);
+	}
+	root = new_root("persist");
+	put(root, "etc/agentbox/agentbox.conf", "", -1);
+	if (asprintf(&conf, "[defaults]\nlinger = 2h\n\n[user:alice]\nproject = %s\n"
+	    "persist = yes\nlinger = 90m\n", p1) == -1)
+		die("asprintf");
+	put(root, "etc/agentbox/policy.d/a.conf", conf, -1);
+	free(conf);
+	r = ab_policy_load(root, "alice", &p, &d);
+	ok(r == 0 && p != NULL && p->persist == AB_PERSIST_YES && p->linger == 5400,
+	    "persist = yes, the user's linger over the defaults' (%d)", r);
+	for (k = 0; r == 0 && ab_policy_key(k) != NULL; k++)
+		if (strcmp(ab_policy_key(k)->name, "linger") == 0 &&
+		    ab_policy_scalar(p, k, &v) == 0)
+			break;
+	ok(v != NULL && strcmp(v, "90m") == 0, "linger spelt back in its largest unit (%s)",
+	    v ? v : "?");
+	free(v);
+	ab_policy_free(p);
+	ab_diag_free(&d);
+	free(root);
+}
+
 int
 main(void)
 {
@@ -1359,6 +1416,7 @@ main(void)
 	test_proxy_sections();
 	test_proxy_cred_max();
 	test_proxy_build();
+	test_persist();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd) != 0)
