@@ -4,9 +4,10 @@
  * runuser or login, before any code of the agent runs.  open_steps() below is the order
  * of operations, numbered as DESIGN.md's Shape numbers it.
  *
- *   session required pam_agentbox.so [debug] [root=DIR] [init=PATH]
+ *   session required pam_agentbox.so [debug] [root=DIR] [init=PATH] [maskd=PATH]
  *
- * root= and init= exist for the tests only (policy root, reaper binary); nothing is
+ * root=, init= and maskd= exist for the tests only (policy root, reaper binary,
+ * agentbox-maskd's control socket); nothing is
  * ever taken from the environment, which the caller of su and sudo controls.
  *
  * Return codes: PAM_IGNORE for users the policy does not enroll (the module can sit in
@@ -34,6 +35,7 @@
 #include <security/pam_modutil.h>
 
 #include "config.h"
+#include "handoff.h"
 #include "module.h"
 
 #define DATA_NAME	"agentbox-session"
@@ -42,6 +44,7 @@
 struct args {
 	const char	*root;		/* policy root (tests); NULL: "/" */
 	const char	*init;		/* agentbox-init (tests); default AB_INIT_PATH */
+	const char	*maskd;		/* agentbox-maskd's socket (tests); AB_MASKD_CONTROL */
 	int		 debug;
 };
 
@@ -75,6 +78,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->init = AB_INIT_PATH;
+	a->maskd = AB_MASKD_CONTROL;
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "debug") == 0)
 			a->debug = 1;
@@ -82,6 +86,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 			a->root = argv[i] + 5;
 		else if (strncmp(argv[i], "init=", 5) == 0 && argv[i][5] == '/')
 			a->init = argv[i] + 5;
+		else if (strncmp(argv[i], "maskd=", 6) == 0 && argv[i][6] == '/')
+			a->maskd = argv[i] + 6;
 		else
 			return refuse(pamh, "unknown or invalid module argument \"%s\"", argv[i]);
 	}
@@ -220,8 +226,8 @@ elapsed_us(const struct timespec *t0)
 
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
-	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
-	STEP_PLAN, STEP_RECORD, STEP_N
+	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_MASKD,
+	STEP_NETD, STEP_PLAN, STEP_RECORD, STEP_N
 };
 static const char *const step_name[STEP_N] = {
 	[STEP_LOGINUID]	= "loginuid",
@@ -230,6 +236,7 @@ static const char *const step_name[STEP_N] = {
 	[STEP_WORLD]	= "world",
 	[STEP_MASKS]	= "masks",
 	[STEP_PID1]	= "pid 1",
+	[STEP_MASKD]	= "maskd",
 	[STEP_NETD]	= "netd",
 	[STEP_PLAN]	= "plan",
 	[STEP_RECORD]	= "record",
@@ -343,7 +350,8 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->init_path = a->init;
 	s->debug = a->debug;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
-	s->netd_fd = -1;
+	s->netd_fd = s->maskd_fd = -1;
+	s->maskd_path = a->maskd;
 }
 
 /* Close what the session's building opened; the pidfd of pid 1 only if live has not
@@ -352,7 +360,7 @@ static void
 sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
-	    &s->init_pidfd, &s->netd_fd };
+	    &s->init_pidfd, &s->netd_fd, &s->maskd_fd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -454,6 +462,9 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	 * before any namespace is made: a daemon that is down refuses at once). */
 	if (pol->network == AB_NET_PROXY && (r = ab_netd_connect(&s)) != 0)
 		goto refuse;
+	/* For step 7 too: agentbox-maskd's, for the same reasons. */
+	if ((r = ab_livemask_connect(&s)) != 0)
+		goto refuse;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		strcpy(cwd, "/");
 
@@ -474,7 +485,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
 	if ((r = timed(&clk, STEP_PID1, ab_reaper_start(&s))) != 0)
 		goto refuse;
-	/* 7. Hand-off to host-side helpers: proxy's listeners to agentbox-netd. */
+	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
+	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd. */
+	if ((r = timed(&clk, STEP_MASKD, ab_livemask_handoff(&s))) != 0)
+		goto kill;
 	if ((r = timed(&clk, STEP_NETD, pol->network == AB_NET_PROXY ?
 	    ab_netd_handoff(&s) : 0)) != 0)
 		goto kill;
