@@ -5,9 +5,12 @@
  * The PAM module makes both fanotify groups inside the session's mount namespace, marks
  * the session's mounts and sends the groups here with the pidfd of the session's pid 1
  * (handoff.h).  For each session this process forks one reader, which answers the
- * permission events, and keeps a dup of the permission group itself.  Why two holders:
- * fanotify allows every pending open and drops the marks when a group's last fd closes
- * (research e1), so no fd of a group may close while the session can still open files.
+ * permission events, and keeps a copy of both groups itself.  Why two holders: fanotify
+ * allows every pending open and drops the marks when a group's last fd closes (research
+ * e1), so no fd of a group may close while the session can still open files.  Both
+ * groups, not only the permission one: a reader killed with an open waiting hangs in its
+ * exit if that exit destroys a group (the waiting opener holds fsnotify's SRCU read
+ * side: measured, the reader never became a zombie), and then nobody sees it die.
  *
  *   reader dies (killed, crashed, failed closed)  the supervisor SIGKILLs the session's
  *       pid 1 (the kernel kills the rest of its pid namespace), and closes its dup only
@@ -52,7 +55,7 @@ struct sess {
 	pid_t		 reader;
 	int		 reader_pidfd;	/* -1 once reaped */
 	int		 pid1;		/* pidfd of the session's pid 1; -1 once it is gone */
-	int		 perm;		/* our dup of the permission group */
+	int		 perm, track;	/* our copies of both groups */
 };
 
 static struct sess sessions[SESS_MAX];
@@ -219,6 +222,8 @@ child_close_others(int listen_fd, int conn)
 			(void)close(sessions[i].pid1);
 		if (sessions[i].perm >= 0)
 			(void)close(sessions[i].perm);
+		if (sessions[i].track >= 0)
+			(void)close(sessions[i].track);
 	}
 }
 
@@ -272,7 +277,8 @@ take_session(int listen_fd, int conn)
 		reader(&m, fds, nfds, parent);
 	}
 	*s = (struct sess){ .used = 1, .ses = m.ses, .uid = m.uid, .reader = pid,
-	    .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM] };
+	    .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
+	    .track = fds[AB_MASKD_FD_TRACK] };
 	if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1) {
 		/* Without it we could not see the reader die: end the session now. */
 		say(LOG_ERR, "ses %u: pidfd_open(reader): %m: ending the session", m.ses);
@@ -285,7 +291,7 @@ take_session(int listen_fd, int conn)
 		say(LOG_INFO, "ses %u (uid %u): enforcing masks, reader %d", m.ses, m.uid,
 		    (int)pid);
 	}
-	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = -1;	/* kept in *s */
+	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = fds[AB_MASKD_FD_TRACK] = -1; /* in *s */
 	close_fds(fds, nfds);
 	ab_maskd_open_free(&m);
 }
@@ -314,7 +320,8 @@ pid1_gone(struct sess *s)
 {
 	(void)close(s->pid1);
 	(void)close(s->perm);
-	s->pid1 = s->perm = -1;
+	(void)close(s->track);
+	s->pid1 = s->perm = s->track = -1;
 }
 
 static int
