@@ -112,6 +112,12 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	int parentfd, r;
 
 	prctl(PR_SET_NAME, "maskd-reader", 0, 0, 0);
+	/* A stop that signals the whole service must not take the reader down with the
+	 * supervisor (both gone: the groups close, pending opens are allowed).  The
+	 * reader ends when the supervisor is gone, after ending the session. */
+	(void)signal(SIGTERM, SIG_IGN);
+	(void)signal(SIGINT, SIG_IGN);
+	(void)signal(SIGHUP, SIG_IGN);
 	/* Our supervisor's life: if it is gone already, getppid says so after the open. */
 	if ((parentfd = pidfd_open(parent, 0)) == -1 || getppid() != parent) {
 		say(LOG_ERR, "ses %u: supervisor gone before the reader started: ending the "
