@@ -462,8 +462,9 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	 * before any namespace is made: a daemon that is down refuses at once). */
 	if (pol->network == AB_NET_PROXY && (r = ab_netd_connect(&s)) != 0)
 		goto refuse;
-	/* For step 7 too: agentbox-maskd's, for the same reasons. */
-	if ((r = ab_livemask_connect(&s)) != 0)
+	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
+	 * mask has nothing for it to decide. */
+	if (pol->mask.n != 0 && (r = ab_livemask_connect(&s)) != 0)
 		goto refuse;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		strcpy(cwd, "/");
@@ -487,7 +488,7 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 		goto refuse;
 	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
 	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd. */
-	if ((r = timed(&clk, STEP_MASKD, ab_livemask_handoff(&s))) != 0)
+	if ((r = timed(&clk, STEP_MASKD, pol->mask.n != 0 ? ab_livemask_handoff(&s) : 0)) != 0)
 		goto kill;
 	if ((r = timed(&clk, STEP_NETD, pol->network == AB_NET_PROXY ?
 	    ab_netd_handoff(&s) : 0)) != 0)
