@@ -29,7 +29,7 @@ install -d -m 0755 /usr/local/lib/abt-pam && install -m 0755 "$TRY" /usr/local/l
 TRY=/usr/local/lib/abt-pam/maskd-try
 # FANOTIFY records are only written when some syscall rule is loaded (research 2.3):
 # one narrow rule for this uid's EPERM opens, removed by a defer.
-KEY=h12-maskd
+KEY=agentbox	# the review reads the exit rules by their key, as enroll writes them
 RULE=(-F arch=b64 -S open,openat,openat2 -F uid=$UID_A -F exit=-EPERM -k $KEY)
 auditctl -a exit,always "${RULE[@]}" >/dev/null || e2e_die "audit rule"
 defer "auditctl -d exit,always ${RULE[*]}"
@@ -160,6 +160,12 @@ like "$(cat "$P/res/stale.out")" "EPERM" "an O_PATH fd held from before the save
 grep -q SECRET "$P/res/stale.out" && not_ok "the stale fd leaked: $(cat "$P/res/stale.out")"
 run "$TRY read $P/notes.md"
 is "$rc" 0 "the session still reads its unmasked files"
+# The review lists them: the session's denial of certs/server.pem, as dac EPERM.
+rev=$("$BUILD/agentbox-audit" --input "$E2E_AUDIT_LOG" --session "$SES" --json \
+    --path "$P/certs/server.pem" 2>&1)
+like "$rev" '"kind":"dac"' "agentbox-audit lists the new server.pem's denial as dac" ||
+    diag "review: $rev"
+like "$rev" '"access":"EPERM"' "...with the access the kernel returned, EPERM"
 # session_end: log out (su passes SIGTERM on, close_session kills pid 1) and wait until
 # the agent's processes and the session's reader are gone.
 session_end() {
