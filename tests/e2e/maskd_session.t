@@ -53,7 +53,7 @@ N=0
 session_start() {
 	rm -rf "$P/cmd" "$P/res" && install -d -o $U -g $U "$P/cmd" "$P/res"
 	N=0
-	su $U -c "$agent_loop" >/dev/null 2>&1 &
+	su $U -c "$agent_loop" >>"$E2E_DIR/su.log" 2>&1 &
 	SU_PID=$!
 	defer "kill $SU_PID 2>/dev/null"
 	local i
@@ -110,7 +110,7 @@ root_reads() {
 }
 
 e2e_audit_since
-session_start || e2e_die "no session (maskd log: $(tail -3 "$E2E_DIR/maskd/log"))"
+session_start || e2e_die "no session (maskd log: $(tail -3 "$E2E_DIR/maskd/log"); su: $(tail -3 "$E2E_DIR/su.log"))"
 ok "a session with live masks started (ses $SES)"
 run "$TRY read $P/notes.md"
 is "$rc" 0 "an unmasked file reads inside"
