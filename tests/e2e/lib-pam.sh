@@ -22,6 +22,10 @@ pam_setup() {
 	PAM_ROOT="$E2E_DIR/policy-root"
 	install -d -m 0755 "$PAM_ROOT" "$PAM_ROOT/etc" "$PAM_ROOT/etc/agentbox" \
 	    "$PAM_ROOT/etc/agentbox/policy.d" || e2e_die "policy root"
+	# Only this test's module line: on a host where agentbox is installed, the world's
+	# copy of the stacks would run the installed module too (with the host's policy).
+	sed -i '/pam_agentbox\.so/d' /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive \
+	    /etc/pam.d/runuser /etc/pam.d/runuser-l 2>/dev/null
 	# Every enrolled login hands its mounts to agentbox-maskd (live masks) or is refused:
 	# this world's own daemon, from the build tree, on a socket of this world.
 	PAM_MASKD_SOCK="$E2E_DIR/maskd/control"
