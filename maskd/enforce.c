@@ -60,6 +60,7 @@ struct ab_maskd {
 	struct mnt			*m;
 	size_t				 nm;
 	pid_t				 self;
+	int				 track_err;	/* a drain between answers failed */
 	int				 watch[AB_MASKD_WATCH_MAX];
 	size_t				 nwatch;
 	struct ab_maskd_stats		 st;
@@ -397,6 +398,8 @@ serve(struct ab_maskd *e, size_t len, int *err)
 		}
 		if (md.fd < 0)
 			continue;
+		if (*err == 0 && e->track_err != 0)
+			*err = e->track_err;
 		if (*err == 0 && (r = drain(e)) != 0)
 			*err = r;
 		cache = 0;
@@ -485,8 +488,11 @@ ab_maskd_run(struct ab_maskd *e)
 			else
 				serve(e, (size_t)n, &err);
 		}
-		if (err == 0 && p[1].revents != 0)
-			err = drain(e);
+		/* A failure here is kept for the next answer, which then fails closed: the
+		 * open that meets it is denied and on the record (fan_info 10001). */
+		if (p[1].revents != 0 && e->track_err == 0 &&
+		    (e->track_err = drain(e)) != 0)
+			p[1].fd = -1;	/* no longer read: polling it would spin */
 		if (err == 0 && (w = watched(p, np)) >= 0)
 			return w;
 	}
