@@ -1,6 +1,6 @@
 # man/: the manual pages (roff).  Installed by `make install` into $(MANDIR).
 MAN8 := man/agentbox.8 man/agentbox-shell.8 man/pam_agentbox.8 man/agentbox-audit.8 \
-        man/agentbox-netd.8
+        man/agentbox-netd.8 man/agentbox-maskd.8
 MAN5 := man/agentbox.conf.5
 
 INSTALL   += install-man

@@ -60,6 +60,9 @@ struct ab_maskd {
 	struct mnt			*m;
 	size_t				 nm;
 	pid_t				 self;
+	int				 track_err;	/* a drain between answers failed */
+	int				 watch[AB_MASKD_WATCH_MAX];
+	size_t				 nwatch;
 	struct ab_maskd_stats		 st;
 	unsigned char			*buf, *tbuf;	/* permission, tracking reads */
 };
@@ -84,8 +87,9 @@ ab_maskd_free(struct ab_maskd *e)
 	free(e);
 }
 
-int
-ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max, struct ab_maskd **out)
+/* E with buffers and S, no groups yet.  0 or -ENOMEM. */
+static int
+alloc(const struct ab_maskd_decider *d, size_t history_max, struct ab_maskd **out)
 {
 	struct ab_maskd *e;
 	int r;
@@ -100,15 +104,72 @@ ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max, struct ab_mas
 	e->tbuf = malloc(BUF_SIZE);
 	if (e->buf == NULL || e->tbuf == NULL)
 		r = -ENOMEM;
-	else if ((r = ab_maskd_history_new(history_max != 0 ? history_max :
-	    AB_MASKD_HISTORY_MAX, &e->h)) == 0 &&
-	    (r = ab_maskd_group_perm(&e->perm)) == 0)
-		r = ab_maskd_group_track(&e->track);
+	else
+		r = ab_maskd_history_new(history_max != 0 ? history_max : AB_MASKD_HISTORY_MAX,
+		    &e->h);
 	if (r != 0) {
 		ab_maskd_free(e);
 		return r;
 	}
 	*out = e;
+	return 0;
+}
+
+int
+ab_maskd_new(const struct ab_maskd_decider *d, size_t history_max, struct ab_maskd **out)
+{
+	struct ab_maskd *e;
+	int r;
+
+	if ((r = alloc(d, history_max, &e)) != 0)
+		return r;
+	if ((r = ab_maskd_group_perm(&e->perm)) != 0 ||
+	    (r = ab_maskd_group_track(&e->track)) != 0) {
+		ab_maskd_free(e);
+		return r;
+	}
+	*out = e;
+	return 0;
+}
+
+int
+ab_maskd_adopt(const struct ab_maskd_decider *d, size_t history_max, int perm, int track,
+    const int *mounts, size_t nmounts, struct ab_maskd **out)
+{
+	struct ab_maskd *e;
+	struct statfs sf;
+	size_t i;
+	int r;
+
+	if ((r = alloc(d, history_max, &e)) != 0)
+		return r;
+	if ((e->m = calloc(nmounts != 0 ? nmounts : 1, sizeof(*e->m))) == NULL) {
+		ab_maskd_free(e);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nmounts; i++) {
+		if (fstatfs(mounts[i], &sf) == -1) {
+			r = -errno;
+			e->nm = 0;	/* the fds are still the caller's */
+			ab_maskd_free(e);
+			return r;
+		}
+		e->m[i].fd = mounts[i];
+		memcpy(e->m[i].fsid, &sf.f_fsid, sizeof(e->m[i].fsid));
+	}
+	e->nm = nmounts;
+	e->perm = perm;
+	e->track = track;
+	*out = e;
+	return 0;
+}
+
+int
+ab_maskd_watch(struct ab_maskd *e, int fd)
+{
+	if (e->nwatch == AB_MASKD_WATCH_MAX)
+		return -E2BIG;
+	e->watch[e->nwatch++] = fd;
 	return 0;
 }
 
@@ -337,6 +398,8 @@ serve(struct ab_maskd *e, size_t len, int *err)
 		}
 		if (md.fd < 0)
 			continue;
+		if (*err == 0 && e->track_err != 0)
+			*err = e->track_err;
 		if (*err == 0 && (r = drain(e)) != 0)
 			*err = r;
 		cache = 0;
@@ -374,27 +437,64 @@ deny_queued(struct ab_maskd *e, int *err)
 }
 
 int
+ab_maskd_deny_pending(struct ab_maskd *e)
+{
+	int err = -ECANCELED;
+
+	deny_queued(e, &err);
+	return 0;
+}
+
+/* The first watched fd that is readable or hung up, or -1. */
+static int
+watched(const struct pollfd *p, size_t n)
+{
+	size_t i;
+
+	for (i = 2; i < n; i++)
+		if (p[i].revents != 0)
+			return p[i].fd;
+	return -1;
+}
+
+int
 ab_maskd_run(struct ab_maskd *e)
 {
-	struct pollfd p = { .fd = e->perm, .events = POLLIN };
-	int err = 0;
+	struct pollfd p[2 + AB_MASKD_WATCH_MAX];
+	size_t i, np = 2 + e->nwatch;
+	int err = 0, w;
 	ssize_t n;
 
+	p[0] = (struct pollfd){ .fd = e->perm, .events = POLLIN };
+	/* The tracking group is drained as it fills too, not only before an answer: a
+	 * session that opens nothing for hours must not leave the host's creates queued. */
+	p[1] = (struct pollfd){ .fd = e->track, .events = POLLIN };
+	for (i = 0; i < e->nwatch; i++)
+		p[2 + i] = (struct pollfd){ .fd = e->watch[i], .events = POLLIN };
 	while (err == 0) {
-		if (poll(&p, 1, -1) == -1) {
+		if (poll(p, np, -1) == -1) {
 			if (errno != EINTR)
 				err = -errno;
 			continue;
 		}
-		if ((n = read(e->perm, e->buf, BUF_SIZE)) == -1) {
-			if (errno != EINTR && errno != EAGAIN)
-				err = -errno;
-			continue;
+		/* Answer what is queued first: a watched fd (the session's end, the
+		 * supervisor's) is no reason to leave an open waiting. */
+		if (p[0].revents != 0) {
+			if ((n = read(e->perm, e->buf, BUF_SIZE)) == -1) {
+				if (errno != EINTR && errno != EAGAIN)
+					err = -errno;
+			} else if (n == 0)
+				err = -EIO;
+			else
+				serve(e, (size_t)n, &err);
 		}
-		if (n == 0)
-			err = -EIO;
-		else
-			serve(e, (size_t)n, &err);
+		/* A failure here is kept for the next answer, which then fails closed: the
+		 * open that meets it is denied and on the record (fan_info 10001). */
+		if (p[1].revents != 0 && e->track_err == 0 &&
+		    (e->track_err = drain(e)) != 0)
+			p[1].fd = -1;	/* no longer read: polling it would spin */
+		if (err == 0 && (w = watched(p, np)) >= 0)
+			return w;
 	}
 	deny_queued(e, &err);
 	return err;

@@ -48,14 +48,30 @@ ab_maskd_group_track(int *out)
 }
 
 int
-ab_maskd_group_mark(int perm, int track, int dirfd)
+ab_maskd_group_mark_mount(int perm, int fd)
 {
-	if (fanotify_mark(perm, FAN_MARK_ADD | FAN_MARK_MOUNT, PERM_EVENTS, dirfd, NULL) == -1)
+	if (fanotify_mark(perm, FAN_MARK_ADD | FAN_MARK_MOUNT, PERM_EVENTS, fd, NULL) == -1)
 		return -errno;
-	if (fanotify_mark(track, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, TRACK_EVENTS, dirfd,
+	return 0;
+}
+
+int
+ab_maskd_group_mark_fs(int track, int fd)
+{
+	if (fanotify_mark(track, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, TRACK_EVENTS, fd,
 	    NULL) == -1)
 		return -errno;
 	return 0;
+}
+
+int
+ab_maskd_group_mark(int perm, int track, int dirfd)
+{
+	int r;
+
+	if ((r = ab_maskd_group_mark_mount(perm, dirfd)) != 0)
+		return r;
+	return ab_maskd_group_mark_fs(track, dirfd);
 }
 
 int

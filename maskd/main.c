@@ -1,5 +1,11 @@
 /*
- * agentbox-maskd: the live-mask enforcer, standalone for now (tests and measurements).
+ * agentbox-maskd: the live-mask enforcer.
+ *
+ *   agentbox-maskd --daemon [--foreground] [--control PATH] [--history-max N]
+ *
+ * The daemon (daemon.c): takes each session from the PAM module, supervises its reader,
+ * ends the session if enforcement stops.  The standalone form below serves one set of
+ * mounts itself (tests and measurements):
  *
  *   agentbox-maskd --mount PATH [--mount PATH ...] [--home H] [--project P ...]
  *                  --pattern PAT [--pattern PAT ...] [--ready FILE] [--history-max N]
@@ -9,7 +15,6 @@
  * are the trees the patterns are relative to, as in the policy.  --ready FILE is created
  * once every mark is in place.  --history-max bounds S (tests make it overflow).  It serves until something fails, then denies everything
  * pending and exits 1 (fail closed); what a session gets after that is README.md's.
- * Next session the PAM module hands it the group instead (README "PAM hand-off").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon.h"
+#include "handoff.h"
 #include "maskd.h"
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -39,8 +46,9 @@ die(const char *fmt, ...)
 
 struct args {
 	struct ab_strv	mounts, projects, patterns;
-	const char	*home, *ready;
+	const char	*home, *ready, *control;
 	size_t		 history_max;
+	int		 daemon, foreground;
 };
 
 static void
@@ -74,6 +82,9 @@ parse(int argc, char **argv, struct args *a)
 		{ "pattern", required_argument, NULL, 'P' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "history-max", required_argument, NULL, 'x' },
+		{ "daemon", no_argument, NULL, 'D' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "control", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *why;
@@ -90,6 +101,9 @@ parse(int argc, char **argv, struct args *a)
 			push(&a->patterns, optarg);
 			break;
 		case 'r': a->ready = optarg; break;
+		case 'D': a->daemon = 1; break;
+		case 'f': a->foreground = 1; break;
+		case 'c': a->control = optarg; break;
 		case 'x':
 			if ((a->history_max = count(optarg)) == 0)
 				die("--history-max %s: not a positive number", optarg);
@@ -98,8 +112,14 @@ parse(int argc, char **argv, struct args *a)
 		    "--pattern PAT ... [--ready FILE]");
 		}
 	}
-	if (optind != argc || a->mounts.n == 0 || a->patterns.n == 0)
-		die("usage: needs --mount and --pattern, and no other arguments");
+	if (optind != argc)
+		die("usage: no arguments besides the options");
+	if (a->daemon && (a->mounts.n != 0 || a->patterns.n != 0 || a->home != NULL ||
+	    a->projects.n != 0 || a->ready != NULL))
+		die("usage: --daemon takes sessions from the PAM module: no --mount, --pattern, "
+		    "--home, --project or --ready");
+	if (!a->daemon && (a->mounts.n == 0 || a->patterns.n == 0))
+		die("usage: needs --mount and --pattern (or --daemon)");
 }
 
 int
@@ -112,8 +132,17 @@ main(int argc, char **argv)
 	size_t i;
 	int r, fd;
 
-	/* 1. The policy's view: patterns relative to the trees, as the mask walk has it. */
+	/* 0. The daemon: sessions come from the PAM module, groups and marks made. */
 	parse(argc, argv, &a);
+	if (a.daemon) {
+		struct ab_maskd_serve_opts o = {
+			.control = a.control != NULL ? a.control : AB_MASKD_CONTROL,
+			.foreground = a.foreground, .history_max = a.history_max,
+		};
+
+		return ab_maskd_serve(&o);
+	}
+	/* 1. The policy's view: patterns relative to the trees, as the mask walk has it. */
 	if ((r = ab_maskd_decider_new(&a.patterns, a.home, &a.projects, &d)) != 0)
 		die("trees and patterns: %s", strerror(-r));
 	/* 2. Both groups, then every mark: a mount we cannot mark is a session we cannot

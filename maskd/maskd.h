@@ -42,6 +42,10 @@ int	ab_maskd_group_track(int *out);
  * -errno.
  */
 int	ab_maskd_group_mark(int perm, int track, int dirfd);
+/* Its two halves, for a caller that marks many mounts of few filesystems (FD: any real
+ * fd on the mount, a regular file's too). */
+int	ab_maskd_group_mark_mount(int perm, int fd);
+int	ab_maskd_group_mark_fs(int track, int fd);
 /*
  * The verdict cache: an evictable inode ignore mark on the file of event fd FD, without
  * FAN_MARK_IGNORED_SURV_MODIFY so that any write clears it (a cached file that is
@@ -144,10 +148,26 @@ void	ab_maskd_free(struct ab_maskd *e);
  * groups.  The directory fd is kept to resolve the tracking group's handles.  0 or -errno.
  */
 int	ab_maskd_add_mount(struct ab_maskd *e, const char *path);
+/*
+ * An enforcer over groups made elsewhere (the PAM module, in the session's namespace,
+ * marks in place): PERM, TRACK and MOUNTS[0..NMOUNTS) (one directory fd per filesystem
+ * of the marked mounts, for open_by_handle_at) become the enforcer's on success only.
+ * 0 or -errno.
+ */
+int	ab_maskd_adopt(const struct ab_maskd_decider *d, size_t history_max, int perm,
+	    int track, const int *mounts, size_t nmounts, struct ab_maskd **out);
+/*
+ * Also watch FD (a pidfd: the session's pid 1, the supervisor): ab_maskd_run returns it
+ * once it is readable, after answering what was queued.  At most AB_MASKD_WATCH_MAX.
+ */
+#define AB_MASKD_WATCH_MAX	2
+int	ab_maskd_watch(struct ab_maskd *e, int fd);
+/* Deny every event queued now (failing closed while the session is being ended). */
+int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
 int	ab_maskd_fd(const struct ab_maskd *e);
 /*
- * Serve until an error: never returns 0.  Fail closed: on a queue overflow of either
+ * Serve until a watched fd is readable (returns it, > 0) or an error.  Fail closed: on a queue overflow of either
  * group, a read error or a history that cannot grow, every event already read or still
  * queued is answered FAN_DENY before it returns -EOVERFLOW / -errno / -ENOSPC.  What the
  * kernel does once the group's last fd closes after that is the supervisor's to close

@@ -38,6 +38,8 @@ struct ab_sess {
 	pid_t			 init_pid;	/* host pid of the session's pid 1 */
 	int			 init_pidfd;	/* pidfd of it: kill and reap without pid reuse */
 	int			 netd_fd;	/* proxy: connected to agentbox-netd, or -1 */
+	int			 maskd_fd;	/* connected to agentbox-maskd, or -1 */
+	const char		*maskd_path;	/* its control socket (maskd= in tests) */
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
 	long long		 audit_lost;	/* kernel's lost counter before step 3; -1 unknown */
@@ -72,6 +74,16 @@ int	ab_netns_enter(struct ab_sess *s);
  */
 int	ab_netd_connect(struct ab_sess *s);
 int	ab_netd_handoff(struct ab_sess *s);
+
+/*
+ * livemask.c: live masks (maskd/README.md).  ab_livemask_connect: connect to
+ * agentbox-maskd's control socket into s->maskd_fd while the host's /run is in view.
+ * ab_livemask_handoff, DESIGN step 7: both fanotify groups made here, every mount of
+ * this namespace on a tree's filesystem marked, the groups and the pidfd of pid 1 sent,
+ * the daemon's "ok" within AB_MASKD_TIMEOUT_MS; our copies closed whatever it says.
+ */
+int	ab_livemask_connect(struct ab_sess *s);
+int	ab_livemask_handoff(struct ab_sess *s);
 
 /* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */
 int	ab_world_build(struct ab_sess *s);

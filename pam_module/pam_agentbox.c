@@ -4,9 +4,10 @@
  * runuser or login, before any code of the agent runs.  open_steps() below is the order
  * of operations, numbered as DESIGN.md's Shape numbers it.
  *
- *   session required pam_agentbox.so [debug] [run] [root=DIR] [init=PATH]
+ *   session required pam_agentbox.so [debug] [run] [root=DIR] [init=PATH] [maskd=PATH]
  *
- * root= and init= exist for the tests only (policy root, reaper binary); nothing is
+ * root=, init= and maskd= exist for the tests only (policy root, reaper binary,
+ * agentbox-maskd's control socket); nothing is
  * ever taken from the environment, which the caller of su and sudo controls.
  * `run` is for /etc/pam.d/agentbox-run only (written by agentbox enroll, used by
  * `agentbox run` alone, refused in any other service): the session gets a box of its
@@ -38,6 +39,7 @@
 #include <security/pam_modutil.h>
 
 #include "config.h"
+#include "handoff.h"
 #include "module.h"
 
 #define DATA_NAME	"agentbox-session"
@@ -52,6 +54,7 @@
 struct args {
 	const char	*root;		/* policy root (tests); NULL: "/" */
 	const char	*init;		/* agentbox-init (tests); default AB_INIT_PATH */
+	const char	*maskd;		/* agentbox-maskd's socket (tests); AB_MASKD_CONTROL */
 	int		 debug;
 	int		 run;		/* the agentbox-run service's stack */
 };
@@ -91,6 +94,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->init = AB_INIT_PATH;
+	a->maskd = AB_MASKD_CONTROL;
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "debug") == 0)
 			a->debug = 1;
@@ -100,6 +104,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a)
 			a->root = argv[i] + 5;
 		else if (strncmp(argv[i], "init=", 5) == 0 && argv[i][5] == '/')
 			a->init = argv[i] + 5;
+		else if (strncmp(argv[i], "maskd=", 6) == 0 && argv[i][6] == '/')
+			a->maskd = argv[i] + 6;
 		else
 			return refuse(pamh, "unknown or invalid module argument \"%s\"", argv[i]);
 	}
@@ -264,8 +270,8 @@ elapsed_us(const struct timespec *t0)
 
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
-	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_NETD,
-	STEP_PLAN, STEP_RECORD, STEP_BOX, STEP_N
+	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_MASKD,
+	STEP_NETD, STEP_PLAN, STEP_RECORD, STEP_BOX, STEP_N
 };
 static const char *const step_name[STEP_N] = {
 	[STEP_LOGINUID]	= "loginuid",
@@ -274,6 +280,7 @@ static const char *const step_name[STEP_N] = {
 	[STEP_WORLD]	= "world",
 	[STEP_MASKS]	= "masks",
 	[STEP_PID1]	= "pid 1",
+	[STEP_MASKD]	= "maskd",
 	[STEP_NETD]	= "netd",
 	[STEP_PLAN]	= "plan",
 	[STEP_RECORD]	= "record",
@@ -389,7 +396,8 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->debug = a->debug;
 	s->run = a->run;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
-	s->netd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
+	s->netd_fd = s->maskd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
+	s->maskd_path = a->maskd;
 }
 
 /* Close what the session's building opened; the pidfd of pid 1 only if live has not
@@ -398,7 +406,7 @@ static void
 sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
-	    &s->init_pidfd, &s->netd_fd, &s->box_lock, &s->box_pidfd };
+	    &s->init_pidfd, &s->netd_fd, &s->maskd_fd, &s->box_lock, &s->box_pidfd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -488,7 +496,10 @@ build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
 	/* 6. agentbox-init becomes pid 1 and mounts a fresh /proc. */
 	if ((r = timed(clk, STEP_PID1, ab_reaper_start(s))) != 0)
 		return r;
-	/* 7. Hand-off to host-side helpers: proxy's listeners to agentbox-netd. */
+	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
+	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd. */
+	if ((r = timed(clk, STEP_MASKD, s->pol->mask.n != 0 ? ab_livemask_handoff(s) : 0)) != 0)
+		goto kill;
 	if ((r = timed(clk, STEP_NETD, s->pol->network == AB_NET_PROXY ?
 	    ab_netd_handoff(s) : 0)) != 0)
 		goto kill;
@@ -592,6 +603,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	/* For step 7: agentbox-netd's control socket, before step 5 replaces /run (and
 	 * before any namespace is made: a daemon that is down refuses at once). */
 	if (pol->network == AB_NET_PROXY && (r = ab_netd_connect(&s)) != 0)
+		goto refuse;
+	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
+	 * mask has nothing for it to decide. */
+	if (pol->mask.n != 0 && (r = ab_livemask_connect(&s)) != 0)
 		goto refuse;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		strcpy(cwd, "/");

@@ -16,7 +16,8 @@ NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/net
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
-              $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history $(T)/netd_record
+              $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history $(T)/netd_record \
+              $(T)/test_maskd_handoff
 UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
 
 # lib/ alone: hostile bytes through the text helpers.
@@ -35,6 +36,8 @@ $(T)/test_shell: TEST_LIBS = $(SECCOMP_LIBS)
 # maskd/'s decision and history of names, without fanotify.
 $(T)/test_maskd_decide $(T)/test_maskd_history: $(T)/%: $(TS)/%.o \
     $(B)/san/maskd/decide.o $(B)/san/maskd/history.o $(PLAN_LIB_SAN)
+# maskd/'s hand-off message (pam_agentbox -> agentbox-maskd).
+$(T)/test_maskd_handoff: $(TS)/test_maskd_handoff.o $(B)/san/maskd/handoff.o $(POLICY_LIB_SAN)
 # audit/ without main.c.
 $(T)/unit/audit_record: $(TS)/audit_record.o $(AUDIT_SRCS:%.c=$(B)/san/%.o)
 $(T)/unit/audit_record: TEST_LIBS = $(AUDIT_LIBS)

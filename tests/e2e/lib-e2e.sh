@@ -183,6 +183,23 @@ e2e_enter_private_world() {
 		make -s -C "$TOP" install PREFIX=/usr/local >"$E2E_DIR/install.log" 2>&1 ||
 		    { sed 's/^/# /' "$E2E_DIR/install.log"; e2e_die "make install failed"; }
 	fi
+	_e2e_maskd_start || e2e_die "agentbox-maskd did not start"
+}
+
+# Every enrolled login hands its mounts to agentbox-maskd or is refused: this world's
+# own daemon (the build tree's) on the default control socket, in this world's /run.
+_e2e_maskd_start() {
+	local bin=$BUILD/agentbox-maskd i=0
+	[ -x "$bin" ] || return 1
+	"$bin" --daemon --foreground >>"$E2E_DIR/maskd.log" 2>&1 &
+	E2E_MASKD_PID=$!
+	defer "kill $E2E_MASKD_PID"
+	while [ ! -S /run/agentbox-maskd/control ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] && kill -0 "$E2E_MASKD_PID" 2>/dev/null ||
+		    { sed 's/^/# maskd: /' "$E2E_DIR/maskd.log"; return 1; }
+		sleep 0.05
+	done
 }
 
 # The real `agentbox enroll`; the defer undoes it and removes the uid's live audit rules

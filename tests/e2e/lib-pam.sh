@@ -3,7 +3,9 @@
 # build tree (root= and init= module arguments) with hand-written PAM lines in the
 # world's private /etc/pam.d, so the module is tested apart from the installer.
 #
-#   pam_setup                      policy root, module line, checks the build
+#   pam_setup                      policy root, module line, agentbox-maskd, checks the build
+#   pam_maskd_start [ARGS...]      (re)start this world's agentbox-maskd (pam_setup does)
+#   pam_maskd_stop                 kill it (a test of what a login gets without it)
 #   pam_policy <<EOF ... EOF       write the policy (root-owned 0644)
 #   pam_stack su su-l sudo ...     append the module line to those private stacks
 #   pam_user NAME [SHELL]          create NAME (home under the world's /home)
@@ -11,14 +13,24 @@
 
 PAM_SO="$BUILD/pam_agentbox.so"
 PAM_INIT="$BUILD/agentbox-init"
+PAM_MASKD="$BUILD/agentbox-maskd"
 PAM_AUTHLOG=/var/log/auth.log
 
 pam_setup() {
-	[ -f "$PAM_SO" ] && [ -x "$PAM_INIT" ] || e2e_die "build first: make $PAM_SO $PAM_INIT"
+	[ -f "$PAM_SO" ] && [ -x "$PAM_INIT" ] && [ -x "$PAM_MASKD" ] ||
+	    e2e_die "build first: make $PAM_SO $PAM_INIT $PAM_MASKD"
 	PAM_ROOT="$E2E_DIR/policy-root"
 	install -d -m 0755 "$PAM_ROOT" "$PAM_ROOT/etc" "$PAM_ROOT/etc/agentbox" \
 	    "$PAM_ROOT/etc/agentbox/policy.d" || e2e_die "policy root"
-	PAM_LINE="session required $PAM_SO root=$PAM_ROOT init=$PAM_INIT debug"
+	# Only this test's module line: on a host where agentbox is installed, the world's
+	# copy of the stacks would run the installed module too (with the host's policy).
+	sed -i '/pam_agentbox\.so/d' /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive \
+	    /etc/pam.d/runuser /etc/pam.d/runuser-l 2>/dev/null
+	# Every enrolled login hands its mounts to agentbox-maskd (live masks) or is refused:
+	# this world's own daemon, from the build tree, on a socket of this world.
+	PAM_MASKD_SOCK="$E2E_DIR/maskd/control"
+	PAM_LINE="session required $PAM_SO root=$PAM_ROOT init=$PAM_INIT maskd=$PAM_MASKD_SOCK debug"
+	pam_maskd_start || e2e_die "agentbox-maskd did not start"
 	# These tests look at the privileged half alone: the world the module builds, without
 	# the shell's Landlock and seccomp (tests/e2e/shell.t covers those).  The module only
 	# opens sessions whose login shell is agentbox-shell, so enrolled test users get a
@@ -33,6 +45,30 @@ pam_setup() {
 		mount -t tmpfs -o mode=0700 abt-pam-netns /run/agentbox-netns ||
 		    e2e_die "private /run/agentbox-netns"
 	fi
+}
+
+# pam_maskd_start [ARGS...]: this world's agentbox-maskd in the foreground, its log in
+# $E2E_DIR/maskd/log, its pid in PAM_MASKD_PID; waits for the socket.
+pam_maskd_start() {
+	mkdir -p "$E2E_DIR/maskd" && rm -f "$PAM_MASKD_SOCK" || return 1
+	"$PAM_MASKD" --daemon --foreground --control "$PAM_MASKD_SOCK" "$@" \
+	    >>"$E2E_DIR/maskd/log" 2>&1 &
+	PAM_MASKD_PID=$!
+	defer "kill $PAM_MASKD_PID 2>/dev/null"
+	local i=0
+	while [ ! -S "$PAM_MASKD_SOCK" ]; do
+		i=$((i + 1))
+		if [ $i -ge 100 ] || ! kill -0 "$PAM_MASKD_PID" 2>/dev/null; then
+			sed 's/^/# maskd: /' "$E2E_DIR/maskd/log"; return 1
+		fi
+		sleep 0.05
+	done
+}
+pam_maskd_stop() {
+	kill -KILL "$PAM_MASKD_PID" 2>/dev/null
+	wait "$PAM_MASKD_PID" 2>/dev/null
+	rm -f "$PAM_MASKD_SOCK"
+	return 0
 }
 
 pam_policy() {

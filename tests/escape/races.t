@@ -48,13 +48,14 @@ diag "$(grep ' nsfs ' /proc/self/mountinfo | awk '{print "nsfs pin: " $5}')"
 is "$(grep -c "$DH/.ssh\| / / .*agentbox" /proc/self/mountinfo)" 0 "X01 no mask followed a symlink out of the project"
 esc_assert_gone "$ESC_AGENT"
 
-# X02-X04: the developer edits secrets while the session runs.
+# X02-X04: the developer edits secrets while the session runs: agentbox-maskd denies
+# each at open (EPERM, fanotify), the mask mount of X02A still EACCES.
 esc_begin live-edits
 attempt X02A ".env before the developer's save"         EACCES rec read "$P/.env"
 raw "touch $P/.esc-ready; for i in \$(seq 1 50); do [ -e $P/.esc-saved ] && break; sleep 0.1; done"
-attempt X02 ".env after an atomic save (temp + rename over)" EACCES rec read "$P/.env"
-attempt X03 "a new secret file (new.pem) made during the session" EACCES rec read "$P/new.pem"
-attempt X04 "the editor's temp file (.env.tmp) left behind" EACCES rec read "$P/.env.tmp2"
+attempt X02 ".env after an atomic save (temp + rename over)" EPERM rec read "$P/.env"
+attempt X03 "a new secret file (new.pem) made during the session" EPERM rec read "$P/new.pem"
+attempt X04 "the editor's temp file (.env.tmp) left behind" EPERM rec read "$P/.env.tmp2"
 (
 	for i in $(seq 1 100); do [ -e "$P/.esc-ready" ] && break; sleep 0.1; done
 	esc_as_dev "cd $P && echo 'API_KEY=ABTSECRET-saved' > .env.tmp && mv .env.tmp .env && echo ABTSECRET-newpem > new.pem && echo ABTSECRET-tmp2 > .env.tmp2 && touch .esc-saved"

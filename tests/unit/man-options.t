@@ -17,6 +17,7 @@ agentbox|man/agentbox.8|admin|agentbox|yes
 agentbox-audit|man/agentbox-audit.8|audit|agentbox-audit|yes
 agentbox-shell|man/agentbox-shell.8|shell|agentbox-shell|no
 agentbox-netd|man/agentbox-netd.8|netd|agentbox-netd|no
+agentbox-maskd|man/agentbox-maskd.8|maskd|agentbox-maskd|no
 "
 
 # The roff source as plain words: fonts, escapes and quotes removed.

@@ -1,0 +1,435 @@
+/*
+ * agentbox-maskd --daemon: the supervisor of every session's enforcer (maskd/README.md
+ * "Fail closed"; research/dynamic_masks.md 2.6).
+ *
+ * The PAM module makes both fanotify groups inside the session's mount namespace, marks
+ * the session's mounts and sends the groups here with the pidfd of the session's pid 1
+ * (handoff.h).  For each session this process forks one reader, which answers the
+ * permission events, and keeps a copy of both groups itself.  Why two holders: fanotify
+ * allows every pending open and drops the marks when a group's last fd closes (research
+ * e1), so no fd of a group may close while the session can still open files.  Both
+ * groups, not only the permission one: a reader killed with an open waiting hangs in its
+ * exit if that exit destroys a group (the waiting opener holds fsnotify's SRCU read
+ * side: measured, the reader never became a zombie), and then nobody sees it die.
+ *
+ *   reader dies (killed, crashed, failed closed)  the supervisor SIGKILLs the session's
+ *       pid 1 (the kernel kills the rest of its pid namespace), and closes its dup only
+ *       once pid 1's pidfd says the namespace is gone: blocked opens wait, killably,
+ *       until their process dies (research e2, e4: 0 leaks in 10).
+ *   supervisor dies                              each reader sees its pidfd, kills its
+ *       session the same way and keeps denying until pid 1 is gone, then exits.
+ *   queue overflow                               FAN_UNLIMITED_QUEUE on both groups; an
+ *       overflow event or S full fails the reader closed (enforce.c): the session ends.
+ *   session ends                                 pid 1's pidfd: reader and supervisor
+ *       close their copies.
+ * A reader as pid 1 of the session is no fix (research e3), hence a host-side process.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "handoff.h"
+#include "maskd.h"
+
+/* fanotify's max_user_groups (128 here) allows 64 sessions of two groups each. */
+#define SESS_MAX	64
+
+struct sess {
+	int		 used;
+	uint32_t	 ses, uid;
+	pid_t		 reader;
+	int		 reader_pidfd;	/* -1 once reaped */
+	int		 pid1;		/* pidfd of the session's pid 1; -1 once it is gone */
+	int		 perm, track;	/* our copies of both groups */
+};
+
+static struct sess sessions[SESS_MAX];
+static const struct ab_maskd_serve_opts *opts;
+
+static void __attribute__((format(printf, 2, 3)))
+say(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsyslog(prio, fmt, ap);
+	va_end(ap);
+}
+
+static void
+close_fds(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			(void)close(fds[i]);
+}
+
+/*
+ * End the session of pid 1 PID1 while still answering PERM: SIGKILL to pid 1 (the kernel
+ * kills the whole pid namespace), and every open queued until it is gone is denied.
+ */
+static void
+end_session(struct ab_maskd *e, int perm, int pid1)
+{
+	struct pollfd p[2] = { { .fd = perm, .events = POLLIN }, { .fd = pid1, .events = POLLIN } };
+
+	if (pidfd_send_signal(pid1, SIGKILL, NULL, 0) == -1 && errno != ESRCH)
+		say(LOG_ERR, "kill the session's pid 1: %m (still denying every open)");
+	for (;;) {
+		if (poll(p, 2, -1) == -1 && errno != EINTR)
+			continue;	/* nothing better to do than keep denying */
+		if (p[0].revents != 0)
+			(void)ab_maskd_deny_pending(e);
+		if (p[1].revents != 0)
+			return;
+	}
+}
+
+/* The reader of one session: never returns.  FDS as received (handoff.h order). */
+static void __attribute__((noreturn))
+reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
+{
+	struct ab_maskd_decider *d;
+	struct ab_maskd *e;
+	struct ab_maskd_stats st;
+	int parentfd, r;
+
+	prctl(PR_SET_NAME, "maskd-reader", 0, 0, 0);
+	/* A stop that signals the whole service must not take the reader down with the
+	 * supervisor (both gone: the groups close, pending opens are allowed).  The
+	 * reader ends when the supervisor is gone, after ending the session. */
+	(void)signal(SIGTERM, SIG_IGN);
+	(void)signal(SIGINT, SIG_IGN);
+	(void)signal(SIGHUP, SIG_IGN);
+	/* Our supervisor's life: if it is gone already, getppid says so after the open. */
+	if ((parentfd = pidfd_open(parent, 0)) == -1 || getppid() != parent) {
+		say(LOG_ERR, "ses %u: supervisor gone before the reader started: ending the "
+		    "session", m->ses);
+		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
+		_exit(1);	/* the supervisor, if alive, holds the group until pid 1 is gone */
+	}
+	if ((r = ab_maskd_decider_new(&m->patterns, m->home, &m->projects, &d)) != 0 ||
+	    (r = ab_maskd_adopt(d, opts->history_max, fds[AB_MASKD_FD_PERM],
+	    fds[AB_MASKD_FD_TRACK], fds + AB_MASKD_FD_MOUNT, nfds - AB_MASKD_FD_MOUNT, &e)) != 0 ||
+	    (r = ab_maskd_watch(e, fds[AB_MASKD_FD_PID1])) != 0 ||
+	    (r = ab_maskd_watch(e, parentfd)) != 0) {
+		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,
+		    strerror(-r));
+		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
+		_exit(1);
+	}
+	r = ab_maskd_run(e);
+	ab_maskd_stats(e, &st);
+	if (r == fds[AB_MASKD_FD_PID1]) {
+		say(LOG_INFO, "ses %u ended (allowed %llu, denied %llu, cached %llu, tracked "
+		    "%llu)", m->ses, (unsigned long long)st.allowed,
+		    (unsigned long long)st.denied, (unsigned long long)st.cached,
+		    (unsigned long long)st.tracked);
+		_exit(0);
+	}
+	if (r == parentfd)
+		say(LOG_ERR, "ses %u: the supervisor is gone: ending the session", m->ses);
+	else
+		say(LOG_ERR, "ses %u: enforcer failed closed (%s; denied %llu): ending the "
+		    "session", m->ses, strerror(-r), (unsigned long long)st.denied);
+	end_session(e, fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
+	_exit(1);
+}
+
+static void
+reply(int conn, const char *fmt, ...)
+{
+	char buf[AB_MASKD_REPLY_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	if (send(conn, buf, (size_t)n, MSG_NOSIGNAL) != n)
+		say(LOG_WARNING, "reply to the PAM module: %m");
+}
+
+static struct sess *
+free_slot(void)
+{
+	size_t i;
+
+	for (i = 0; i < SESS_MAX; i++)
+		if (!sessions[i].used)
+			return &sessions[i];
+	return NULL;
+}
+
+/* The fds of one message: *N of them into FDS (cloexec), or -errno. */
+static ssize_t
+receive(int conn, char *buf, size_t len, int *fds, size_t *n)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int) * AB_MASKD_NFDS_MAX)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+	    .msg_controllen = sizeof(ctl.b) };
+	struct cmsghdr *c;
+	ssize_t got;
+
+	*n = 0;
+	if ((got = recvmsg(conn, &mh, MSG_CMSG_CLOEXEC)) == -1)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || *n != 0)
+			continue;
+		*n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(c), *n * sizeof(int));
+	}
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+		return -E2BIG;
+	return got;
+}
+
+/* The child keeps only its own session's fds: a reader holding another session's group
+ * would keep that group alive past its session. */
+static void
+child_close_others(int listen_fd, int conn)
+{
+	size_t i;
+
+	(void)close(listen_fd);
+	(void)close(conn);
+	for (i = 0; i < SESS_MAX; i++) {
+		if (!sessions[i].used)
+			continue;
+		if (sessions[i].reader_pidfd >= 0)
+			(void)close(sessions[i].reader_pidfd);
+		if (sessions[i].pid1 >= 0)
+			(void)close(sessions[i].pid1);
+		if (sessions[i].perm >= 0)
+			(void)close(sessions[i].perm);
+		if (sessions[i].track >= 0)
+			(void)close(sessions[i].track);
+	}
+}
+
+/* One hand-off on CONN: a reader for the session, or a refusal with the reason. */
+static void
+take_session(int listen_fd, int conn)
+{
+	static char buf[AB_MASKD_MSG_MAX + 1];
+	int fds[AB_MASKD_NFDS_MAX];
+	struct ab_maskd_open m;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct sess *s;
+	size_t nfds = 0;
+	ssize_t len;
+	pid_t pid, parent = getpid();
+	int r;
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1 || cred.uid != 0) {
+		say(LOG_WARNING, "hand-off from uid %d refused: root only", (int)cred.uid);
+		return;
+	}
+	if ((len = receive(conn, buf, sizeof(buf) - 1, fds, &nfds)) < 0) {
+		close_fds(fds, nfds);
+		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	if (nfds < AB_MASKD_FD_MOUNT + 1 || (r = ab_maskd_open_parse(buf, (size_t)len, &m)) != 0) {
+		close_fds(fds, nfds);
+		ab_maskd_open_free(&m);
+		reply(conn, "refused malformed hand-off (%zu fds)", nfds);
+		return;
+	}
+	if ((s = free_slot()) == NULL) {
+		close_fds(fds, nfds);
+		reply(conn, "refused %d sessions already enforced", SESS_MAX);
+		say(LOG_ERR, "ses %u refused: %d sessions already", m.ses, SESS_MAX);
+		ab_maskd_open_free(&m);
+		return;
+	}
+	if ((pid = fork()) == -1) {
+		r = errno;
+		close_fds(fds, nfds);
+		reply(conn, "refused fork: %s", strerror(r));
+		ab_maskd_open_free(&m);
+		return;
+	}
+	if (pid == 0) {
+		child_close_others(listen_fd, conn);
+		reader(&m, fds, nfds, parent);
+	}
+	*s = (struct sess){ .used = 1, .ses = m.ses, .uid = m.uid, .reader = pid,
+	    .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
+	    .track = fds[AB_MASKD_FD_TRACK] };
+	if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1) {
+		/* Without it we could not see the reader die: end the session now. */
+		say(LOG_ERR, "ses %u: pidfd_open(reader): %m: ending the session", m.ses);
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		(void)pidfd_send_signal(s->pid1, SIGKILL, NULL, 0);
+		reply(conn, "refused pidfd_open: %s", strerror(errno));
+	} else {
+		reply(conn, "ok");
+		say(LOG_INFO, "ses %u (uid %u): enforcing masks, reader %d", m.ses, m.uid,
+		    (int)pid);
+	}
+	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = fds[AB_MASKD_FD_TRACK] = -1; /* in *s */
+	close_fds(fds, nfds);
+	ab_maskd_open_free(&m);
+}
+
+/* The reader of S is gone: reap it; if its session still runs, end it. */
+static void
+reader_gone(struct sess *s)
+{
+	siginfo_t si = { 0 };
+
+	(void)waitid(P_PIDFD, (id_t)s->reader_pidfd, &si, WEXITED | WNOHANG);
+	(void)close(s->reader_pidfd);
+	s->reader_pidfd = -1;
+	if (s->pid1 < 0)
+		return;
+	say(LOG_ERR, "ses %u: reader %d ended (%s %d) while the session runs: ending the "
+	    "session, its group stays open until pid 1 is gone", s->ses, (int)s->reader,
+	    si.si_code == CLD_EXITED ? "status" : "signal", si.si_status);
+	if (pidfd_send_signal(s->pid1, SIGKILL, NULL, 0) == -1 && errno != ESRCH)
+		say(LOG_ERR, "ses %u: kill pid 1: %m (opens stay blocked)", s->ses);
+}
+
+/* The session of S has ended (pid 1 and its namespace are gone): our copies go. */
+static void
+pid1_gone(struct sess *s)
+{
+	(void)close(s->pid1);
+	(void)close(s->perm);
+	(void)close(s->track);
+	s->pid1 = s->perm = s->track = -1;
+}
+
+static int
+listen_on(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[sizeof(sun.sun_path)];
+	char *slash;
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	strcpy(dir, path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			return -errno;
+	}
+	if (unlink(path) == -1 && errno != ENOENT)
+		return -errno;
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 || chmod(path, 0600) == -1 ||
+	    listen(fd, 64) == -1) {
+		int e = errno;
+
+		(void)close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static void
+accept_one(int listen_fd)
+{
+	struct timeval tv = { 1, 0 };
+	int conn;
+
+	if ((conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+		return;
+	/* A module that connects and sends nothing must not hold every other login. */
+	if (setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0 &&
+	    setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0)
+		take_session(listen_fd, conn);
+	(void)close(conn);
+}
+
+int
+ab_maskd_serve(const struct ab_maskd_serve_opts *o)
+{
+	struct pollfd p[1 + 2 * SESS_MAX];
+	struct sess *who[1 + 2 * SESS_MAX];
+	size_t i, np;
+	int listen_fd;
+
+	opts = o;
+	openlog("agentbox-maskd", LOG_PID | (o->foreground ? LOG_PERROR : 0), LOG_DAEMON);
+	if ((listen_fd = listen_on(o->control)) < 0) {
+		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-listen_fd));
+		return 1;
+	}
+	if (!o->foreground && daemon(0, 0) == -1) {
+		say(LOG_ERR, "daemon: %m");
+		return 1;
+	}
+	say(LOG_INFO, "taking sessions on %s", o->control);
+	for (;;) {
+		/* Rebuilt each round: at most 129 entries, and only on an event. */
+		p[0] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+		np = 1;
+		for (i = 0; i < SESS_MAX; i++) {
+			struct sess *s = &sessions[i];
+
+			if (s->used && s->reader_pidfd < 0 && s->pid1 < 0)
+				s->used = 0;
+			if (!s->used)
+				continue;
+			if (s->reader_pidfd >= 0) {
+				who[np] = s;
+				p[np++] = (struct pollfd){ .fd = s->reader_pidfd, .events = POLLIN };
+			}
+			if (s->pid1 >= 0) {
+				who[np] = s;
+				p[np++] = (struct pollfd){ .fd = s->pid1, .events = POLLIN };
+			}
+		}
+		if (poll(p, np, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			say(LOG_ERR, "poll: %m");
+			return 1;	/* every reader sees us go and ends its session */
+		}
+		for (i = 1; i < np; i++) {
+			if (p[i].revents == 0)
+				continue;
+			if (p[i].fd == who[i]->reader_pidfd)
+				reader_gone(who[i]);
+			else if (p[i].fd == who[i]->pid1)
+				pid1_gone(who[i]);
+		}
+		if (p[0].revents != 0)
+			accept_one(listen_fd);
+	}
+}

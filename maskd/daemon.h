@@ -1,0 +1,16 @@
+/* maskd/daemon.c: agentbox-maskd --daemon, the supervisor of every session's reader. */
+#ifndef AB_MASKD_DAEMON_H
+#define AB_MASKD_DAEMON_H
+
+#include <stddef.h>
+
+struct ab_maskd_serve_opts {
+	const char	*control;	/* the control socket (AB_MASKD_CONTROL) */
+	int		 foreground;	/* no daemon(3); log to stderr too */
+	size_t		 history_max;	/* per session's S; 0: AB_MASKD_HISTORY_MAX */
+};
+
+/* Serve hand-offs until a fatal error; returns the exit status. */
+int	ab_maskd_serve(const struct ab_maskd_serve_opts *o);
+
+#endif

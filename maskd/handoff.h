@@ -1,0 +1,58 @@
+/*
+ * The hand-off of one session to agentbox-maskd (DESIGN step 7; maskd/README.md "PAM
+ * hand-off"), shared by pam_module/maskd.c, which sends it, and maskd/daemon.c, which
+ * takes it.  Control socket: AB_MASKD_CONTROL, AF_UNIX SOCK_SEQPACKET, root only.  One
+ * message from the module, one reply from the daemon, then the module hangs up.
+ *
+ * The message is text, one "KEY VALUE" per line: "maskd 1", "ses N", "uid N", then
+ * "home PATH" (at most once), "project PATH" and "pattern PAT" lines; with SCM_RIGHTS,
+ * in the order of enum ab_maskd_fd: the pidfd of the session's pid 1, the permission
+ * group, the tracking group, then one directory fd per filesystem the session's marked
+ * mounts are on (for open_by_handle_at).  The marks are in place when it is sent: every
+ * open through the session's mounts already waits for the daemon.
+ * The reply: "ok", or "refused WHY".
+ */
+#ifndef AB_MASKD_HANDOFF_H
+#define AB_MASKD_HANDOFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abutil.h"
+
+#define AB_MASKD_CONTROL	"/run/agentbox-maskd/control"
+#define AB_MASKD_MSG_MAX	(64 * 1024)	/* the whole message, bounded before parsing */
+#define AB_MASKD_REPLY_MAX	256
+#define AB_MASKD_TIMEOUT_MS	1500		/* a login waits on it: under PAM's budget */
+#define AB_MASKD_FS_MAX		16		/* filesystems one session's trees span */
+
+enum ab_maskd_fd {
+	AB_MASKD_FD_PID1,	/* pidfd of the session's pid 1: the session's life */
+	AB_MASKD_FD_PERM,	/* FAN_CLASS_CONTENT group, marks on the session's mounts */
+	AB_MASKD_FD_TRACK,	/* FAN_CLASS_NOTIF group, filesystem marks */
+	AB_MASKD_FD_MOUNT,	/* first of 1..AB_MASKD_FS_MAX directory fds */
+};
+#define AB_MASKD_NFDS_MAX	(AB_MASKD_FD_MOUNT + AB_MASKD_FS_MAX)
+
+struct ab_maskd_open {
+	uint32_t	ses, uid;
+	char		*home;			/* NULL: none */
+	struct ab_strv	projects, patterns;
+};
+
+/*
+ * Encode M into BUF[0..LEN) (no NUL).  *OUT the length.  -E2BIG if it does not fit,
+ * -EINVAL for a value holding a newline or a tree that is not absolute.
+ */
+int	ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len,
+	    size_t *out);
+/*
+ * Parse BUF[0..LEN) into M (zeroed first; free with ab_maskd_open_free even on error).
+ * Every line must be known, "maskd 1" first, ses and uid once each, trees absolute and
+ * at least one pattern; each pattern must be valid (ab_pattern_valid).  0, -EPROTO
+ * (malformed), -EINVAL (a bad tree or pattern), -ENOMEM.
+ */
+int	ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m);
+void	ab_maskd_open_free(struct ab_maskd_open *m);
+
+#endif /* AB_MASKD_HANDOFF_H */

@@ -1,0 +1,334 @@
+/*
+ * Live masks: hand the session to agentbox-maskd (DESIGN step 7; maskd/README.md; research
+ * dynamic_masks.md 2.1).  Still root, in the session's mount namespace, after pid 1
+ * exists and before any agent code runs.
+ *
+ * The groups are made and marked here, not by the daemon: a mount mark must name a mount
+ * of this namespace, and we stand in it.  Every mount of the namespace on a filesystem
+ * that holds a tree (home, projects) is marked: a mount mark sees only opens through
+ * its own mount (research a3), so one unmarked mount would be a way around.  Every fd is
+ * opened before the first mark: once a mount is marked, an open through it waits for the
+ * daemon's reader, which does not exist yet.
+ *
+ * The login is refused when the daemon is not there, refuses, or does not answer within
+ * AB_MASKD_TIMEOUT_MS (invariant 1).  Our copies of the groups close either way: on
+ * success the daemon holds them; on failure the session is killed (open_steps).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "handoff.h"
+#include "maskd.h"
+#include "module.h"
+
+#define WHO		"agentbox-maskd"
+#define MOUNTS_MAX	512		/* marked mounts per session */
+#define MOUNTINFO_MAX	(4u << 20)
+
+/* What the hand-off collects: the fds to mark, the filesystems they are on. */
+struct marks {
+	int	fd[MOUNTS_MAX];
+	dev_t	dev[MOUNTS_MAX];
+	size_t	n;
+	dev_t	tree_dev[AB_MASKD_FS_MAX];
+	size_t	ndev;
+	int	perm, track;
+};
+
+int
+ab_livemask_connect(struct ab_sess *s)
+{
+	struct timeval tv = { AB_MASKD_TIMEOUT_MS / 1000, (AB_MASKD_TIMEOUT_MS % 1000) * 1000 };
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, e;
+
+	if (strlen(s->maskd_path) >= sizeof(sun.sun_path))
+		return ab_sess_fail(s, -ENAMETOOLONG, WHO ": control path too long");
+	strcpy(sun.sun_path, s->maskd_path);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
+		return ab_sess_fail(s, -errno, WHO ": socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		e = errno;
+		close(fd);
+		return ab_sess_fail(s, -e, WHO " is not taking sessions (live masks cannot be "
+		    "enforced): connect %s: %s", s->maskd_path, strerror(e));
+	}
+	s->maskd_fd = fd;
+	return 0;
+}
+
+static int
+has_dev(const dev_t *v, size_t n, dev_t d)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == d)
+			return 1;
+	return 0;
+}
+
+/* The filesystems the trees are on, as this namespace resolves them. */
+static int
+tree_devs(struct ab_sess *s, struct marks *mk)
+{
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < ab_trees_n(&s->pol->project); i++) {
+		if ((fd = ab_tree_open(s, i, O_PATH)) == -ENOENT && i == 0)
+			continue;	/* no home */
+		if (fd < 0)
+			return fd;
+		if (fstat(fd, &st) == -1) {
+			int e = errno;
+
+			close(fd);
+			return ab_sess_fail(s, -e, WHO ": fstat a tree: %s", strerror(e));
+		}
+		close(fd);
+		if (has_dev(mk->tree_dev, mk->ndev, st.st_dev))
+			continue;
+		if (mk->ndev == AB_MASKD_FS_MAX)
+			return ab_sess_fail(s, -E2BIG, WHO ": trees on more than %d filesystems",
+			    AB_MASKD_FS_MAX);
+		mk->tree_dev[mk->ndev++] = st.st_dev;
+	}
+	return 0;
+}
+
+/* Undo mountinfo's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash). */
+static void
+unescape(char *p)
+{
+	char *o = p;
+
+	for (; *p != '\0'; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
+			p += 3;
+		} else
+			*o++ = *p;
+	}
+	*o = '\0';
+}
+
+/* This namespace's mountinfo, NUL-terminated, from the host's /proc (ours is pid 1's). */
+static int
+read_mountinfo(struct ab_sess *s, char **out)
+{
+	size_t cap = 64 * 1024, len = 0;
+	char *buf = NULL, *nb;
+	ssize_t n;
+	int fd, e;
+
+	if ((fd = openat(s->procfd, "self/mountinfo", O_RDONLY | O_CLOEXEC)) == -1)
+		return ab_sess_fail(s, -errno, WHO ": open mountinfo: %s", strerror(errno));
+	for (;;) {
+		if (len + 1 >= cap || buf == NULL) {
+			if (buf != NULL)
+				cap *= 2;
+			if (cap > MOUNTINFO_MAX || (nb = realloc(buf, cap)) == NULL) {
+				e = cap > MOUNTINFO_MAX ? E2BIG : ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		if ((n = read(fd, buf + len, cap - len - 1)) == -1) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return ab_sess_fail(s, -e, WHO ": read mountinfo: %s", strerror(e));
+}
+
+/* A readable fd on the mount at PATH (directory or regular file), or -1 to skip it. */
+static int
+open_mount(struct ab_sess *s, const char *path, dev_t *dev)
+{
+	char link[32];
+	struct stat st;
+	int p, fd = -1;
+
+	if ((p = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;	/* covered or gone: no path reaches it by name either */
+	if (fstat(p, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+		/* fanotify_mark needs a real fd (EBADF on O_PATH); reopened by fd, not by
+		 * name, so it is the same object.  NONBLOCK/NOCTTY: nothing to wait on. */
+		snprintf(link, sizeof(link), "self/fd/%d", p);
+		fd = openat(s->procfd, link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		*dev = st.st_dev;
+	}
+	close(p);
+	return fd;
+}
+
+/* Open every mount of the namespace on a tree's filesystem (fields 3 and 5 of mountinfo). */
+static int
+collect_mounts(struct ab_sess *s, struct marks *mk)
+{
+	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
+	unsigned maj, min;
+	dev_t dev;
+	int fd, i, r;
+
+	if ((r = read_mountinfo(s, &info)) != 0)
+		return r;
+	for (line = strtok_r(info, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		fsave = NULL;
+		for (i = 0; i < 5; i++)
+			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
+				break;
+		if (i < 5 || sscanf(f[2], "%u:%u", &maj, &min) != 2 ||
+		    !has_dev(mk->tree_dev, mk->ndev, makedev(maj, min)))
+			continue;
+		unescape(f[4]);
+		if ((fd = open_mount(s, f[4], &dev)) < 0)
+			continue;
+		if (mk->n == MOUNTS_MAX) {
+			close(fd);
+			free(info);
+			return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark",
+			    MOUNTS_MAX);
+		}
+		mk->fd[mk->n] = fd;
+		mk->dev[mk->n++] = dev;
+	}
+	free(info);
+	if (mk->n == 0)
+		return ab_sess_fail(s, -ENOENT, WHO ": no mount of the trees' filesystems");
+	return 0;
+}
+
+/* Mark them all: each mount on PERM, each filesystem once on TRACK. */
+static int
+mark_all(struct ab_sess *s, struct marks *mk, int *fsfd, size_t *nfs)
+{
+	dev_t seen[AB_MASKD_FS_MAX];
+	size_t i;
+	int r;
+
+	*nfs = 0;
+	for (i = 0; i < mk->n; i++) {
+		if ((r = ab_maskd_group_mark_mount(mk->perm, mk->fd[i])) != 0)
+			return ab_sess_fail(s, r, WHO ": mark a session mount: %s", strerror(-r));
+		if (has_dev(seen, *nfs, mk->dev[i]))
+			continue;
+		if ((r = ab_maskd_group_mark_fs(mk->track, mk->fd[i])) != 0)
+			return ab_sess_fail(s, r, WHO ": mark a filesystem: %s", strerror(-r));
+		seen[*nfs] = mk->dev[i];
+		fsfd[(*nfs)++] = mk->fd[i];
+	}
+	return 0;
+}
+
+static int
+send_open(struct ab_sess *s, const int *fds, size_t nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * AB_MASKD_NFDS_MAX)];
+		struct cmsghdr align;
+	} ctl;
+	struct ab_maskd_open m = { .ses = s->ses, .uid = (uint32_t)s->uid,
+	    .home = (char *)s->home, .projects = s->pol->project, .patterns = s->pol->mask };
+	static char msg[AB_MASKD_MSG_MAX];
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+	    .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
+	struct cmsghdr *c;
+	size_t len;
+	int r;
+
+	if ((r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len)) != 0)
+		return ab_sess_fail(s, r, WHO ": cannot build the hand-off: %s", strerror(-r));
+	iov = (struct iovec){ msg, len };
+	memset(ctl.buf, 0, sizeof(ctl.buf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	if (sendmsg(s->maskd_fd, &mh, MSG_NOSIGNAL) != (ssize_t)len)
+		return ab_sess_fail(s, -errno, WHO ": send the hand-off: %s", strerror(errno));
+	return 0;
+}
+
+static int
+await_ok(struct ab_sess *s)
+{
+	char reply[AB_MASKD_REPLY_MAX + 1];
+	ssize_t n;
+
+	n = recv(s->maskd_fd, reply, sizeof(reply) - 1, 0);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return ab_sess_fail(s, -ETIMEDOUT, WHO " did not answer within %d ms",
+		    AB_MASKD_TIMEOUT_MS);
+	if (n == -1)
+		return ab_sess_fail(s, -errno, WHO ": read the reply: %s", strerror(errno));
+	if (n == 0)
+		return ab_sess_fail(s, -ECONNRESET, WHO " closed the connection without a reply");
+	reply[n] = '\0';
+	if (strcmp(reply, "ok") == 0)
+		return 0;
+	if (strncmp(reply, "refused ", 8) == 0)
+		return ab_sess_fail(s, -EACCES, WHO " refused the session: %.200s", reply + 8);
+	return ab_sess_fail(s, -EPROTO, WHO " sent a malformed reply");
+}
+
+int
+ab_livemask_handoff(struct ab_sess *s)
+{
+	struct marks mk = { .n = 0, .ndev = 0, .perm = -1, .track = -1 };
+	int fds[AB_MASKD_NFDS_MAX], fsfd[AB_MASKD_FS_MAX];
+	size_t i, nfs = 0;
+	int r;
+
+	if (s->maskd_fd == -1)
+		return ab_sess_fail(s, -ENOTCONN, WHO ": not connected");
+	if ((r = ab_maskd_group_perm(&mk.perm)) != 0 || (r = ab_maskd_group_track(&mk.track)) != 0)
+		r = ab_sess_fail(s, r, WHO ": fanotify_init: %s", strerror(-r));
+	else if ((r = tree_devs(s, &mk)) == 0 && (r = collect_mounts(s, &mk)) == 0 &&
+	    (r = mark_all(s, &mk, fsfd, &nfs)) == 0) {
+		fds[AB_MASKD_FD_PID1] = s->init_pidfd;
+		fds[AB_MASKD_FD_PERM] = mk.perm;
+		fds[AB_MASKD_FD_TRACK] = mk.track;
+		memcpy(fds + AB_MASKD_FD_MOUNT, fsfd, nfs * sizeof(int));
+		if ((r = send_open(s, fds, AB_MASKD_FD_MOUNT + nfs)) == 0)
+			r = await_ok(s);
+	}
+	/* The daemon holds its own copies now, or the session is refused (and killed). */
+	for (i = 0; i < mk.n; i++)
+		close(mk.fd[i]);
+	if (mk.perm >= 0)
+		close(mk.perm);
+	if (mk.track >= 0)
+		close(mk.track);
+	close(s->maskd_fd);
+	s->maskd_fd = -1;
+	return r;
+}

@@ -1,0 +1,223 @@
+#!/bin/bash
+# Live masks in real `su` sessions (issue 12; maskd/README.md): the PAM module hands the
+# session's marked mounts to agentbox-maskd, which decides every open.  While an agent
+# session runs, the developer saves over .env from outside (rename, sed -i, unlink and
+# recreate, Python os.replace), leaves an editor's .env.tmp, drops certs/server.pem and a
+# secrets/ directory; the agent hard-links, renames away, re-opens through O_PATH and
+# /proc/self/fd, reads through /proc/self/root, holds an O_PATH fd from before a save.
+# Each open fails with EPERM and leaves a type=FANOTIFY resp=2 record in the same audit
+# event as the opener's SYSCALL with the session's ses; root outside still reads each.
+# Then the fail-closed cases: no daemon refuses the login; a reader killed while an open
+# waits, the daemon killed, and a history flood each end the session, the open unserved.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
+. "$(dirname "$0")/lib-pam.sh"
+E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
+command -v auditctl >/dev/null || skip_all "auditctl missing"
+TRY=$BUILD/tests/maskd-try
+[ -x "$TRY" ] || e2e_die "build first: make $TRY"
+pam_setup
+U=h12_ms1
+pam_user $U "$PAM_WORLD_SHELL"
+pam_stack su
+UID_A=$(id -u $U)
+P=/home/$U/proj
+{ cat "$TOP/policy/agentbox.conf"; printf '[user:%s]\nproject = %s\n' $U "$P"; } | pam_policy
+# maskd-try must be reachable inside: the session's /tmp is private.
+install -d -m 0755 /usr/local/lib/abt-pam && install -m 0755 "$TRY" /usr/local/lib/abt-pam/ ||
+    e2e_die "maskd-try"
+TRY=/usr/local/lib/abt-pam/maskd-try
+# FANOTIFY records are only written when some syscall rule is loaded (research 2.3):
+# one narrow rule for this uid's EPERM opens, removed by a defer.
+KEY=agentbox	# the review reads the exit rules by their key, as enroll writes them
+RULE=(-F arch=b64 -S open,openat,openat2 -F uid=$UID_A -F exit=-EPERM -k $KEY)
+auditctl -a exit,always "${RULE[@]}" >/dev/null || e2e_die "audit rule"
+defer "auditctl -d exit,always ${RULE[*]}"
+
+install -d -o $U -g $U "$P" "$P/cmd" "$P/res"
+# Masked at login (a mask mount): the file the developer will save over.
+printf 'SECRET-0' > "$P/.env" && chown $U: "$P/.env"
+printf 'plain' > "$P/notes.md" && chown $U: "$P/notes.md"
+
+# The agent: a login that runs each command file cmd/N as it appears, into res/N and
+# res/N.rc, and says its ses in res/ses.
+agent_loop='echo $(cat /proc/self/sessionid) > '"$P"'/res/ses; n=0
+while :; do
+	if [ -f '"$P"'/cmd/$n ]; then
+		sh '"$P"'/cmd/$n > '"$P"'/res/$n 2>&1; echo $? > '"$P"'/res/$n.rc.t
+		mv '"$P"'/res/$n.rc.t '"$P"'/res/$n.rc; n=$((n + 1))
+	fi
+	sleep 0.02
+done'
+N=0
+session_start() {
+	rm -rf "$P/cmd" "$P/res" && install -d -o $U -g $U "$P/cmd" "$P/res"
+	N=0
+	su $U -c "$agent_loop" >>"$E2E_DIR/su.log" 2>&1 &
+	SU_PID=$!
+	defer "kill $SU_PID 2>/dev/null"
+	local i
+	for i in $(seq 100); do [ -s "$P/res/ses" ] && break; sleep 0.05; done
+	SES=$(cat "$P/res/ses" 2>/dev/null)
+	[ -n "$SES" ]
+}
+# run CMD [TIMEOUT_S]: the agent runs CMD; out, rc (rc empty: no answer in time).
+run() {
+	local i n=$N
+	printf '%s\n' "$1" > "$P/cmd/$n.t" && chmod 0644 "$P/cmd/$n.t" && mv "$P/cmd/$n.t" "$P/cmd/$n"
+	N=$((N + 1))
+	rc=""
+	for i in $(seq $(( ${2:-5} * 20 ))); do
+		[ -f "$P/res/$n.rc" ] && break
+		sleep 0.05
+	done
+	out=$(cat "$P/res/$n" 2>/dev/null)
+	rc=$(cat "$P/res/$n.rc" 2>/dev/null)
+}
+
+# fan_event SES: an audit event holding type=FANOTIFY resp=2 and a SYSCALL record with
+# ses=SES and this test's key (auditd writes asynchronously: poll up to 5 s).
+fan_event() {
+	local i
+	for i in $(seq 50); do
+		e2e_audit_records | awk -v ses="$1" -v path="$2" '
+		    match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
+			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s)
+			if ($0 ~ /type=FANOTIFY/ && $0 ~ / resp=2 /) f[s] = 1
+			if ($0 ~ /type=SYSCALL/ && $0 ~ (" ses=" ses " ")) y[s] = 1
+			if ($0 ~ /type=PATH/ && index($0, path) > 0) p[s] = 1
+		    }
+		    END { for (s in f) if ((s in y) && (s in p)) exit 0; exit 1 }' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# denied WHAT PATH CMD: the agent's CMD (a maskd-try run) fails with EPERM, its open is
+# on the record with the session's ses and a PATH record naming PATH.
+denied() {
+	run "$3"
+	if [ "$rc" = 1 ] && [[ $out == *EPERM* ]]; then ok "$1: EPERM"
+	else not_ok "$1: EPERM"; diag "rc=$rc out=$out"; fi
+	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
+	if fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+	else not_ok "$1: no type=FANOTIFY resp=2 record with ses=$SES for $2"; fi
+}
+# root WHAT FILE: root outside still reads it.
+root_reads() {
+	if grep -q SECRET "$P/$1" 2>/dev/null; then ok "root outside reads $1"
+	else not_ok "root outside reads $1"; fi
+}
+
+e2e_audit_since
+session_start || e2e_die "no session (maskd log: $(tail -3 "$E2E_DIR/maskd/log"); su: $(tail -3 "$E2E_DIR/su.log"))"
+ok "a session with live masks started (ses $SES)"
+run "$TRY read $P/notes.md"
+is "$rc" 0 "an unmasked file reads inside"
+run "$TRY read $P/.env"
+like "$out" "EACCES" ".env at login: denied (its mask mount)"
+
+# ---- the developer, outside, while the session runs ----
+printf 'SECRET-1' > "$P/.env.tmp" && mv "$P/.env.tmp" "$P/.env"
+denied ".env saved over by rename from outside" "$P/.env" "$TRY read $P/.env"
+root_reads .env
+sed -i 's/SECRET-1/SECRET-2/' "$P/.env"
+denied ".env saved by sed -i" "$P/.env" "$TRY read $P/.env"
+rm -f "$P/.env" && printf 'SECRET-3' > "$P/.env"
+denied ".env unlinked and recreated" "$P/.env" "$TRY read $P/.env"
+python3 -c "
+import os
+open('$P/.env.new', 'w').write('SECRET-4')
+os.replace('$P/.env.new', '$P/.env')"
+denied ".env saved by Python os.replace" "$P/.env" "$TRY read $P/.env"
+printf 'SECRET-5' > "$P/.env.tmp"
+denied "an editor's .env.tmp left behind" "$P/.env.tmp" "$TRY read $P/.env.tmp"
+root_reads .env.tmp
+mkdir -p "$P/certs" && printf 'SECRET-6' > "$P/certs/server.pem"
+denied "a new certs/server.pem" "$P/certs/server.pem" "$TRY read $P/certs/server.pem"
+root_reads certs/server.pem
+mkdir -p "$P/secrets" && printf 'SECRET-7' > "$P/secrets/db.txt"
+denied "a new secrets/ directory" "$P/secrets/db.txt" "$TRY read $P/secrets/db.txt"
+root_reads secrets/db.txt
+
+# ---- the agent, against files that appeared after login (owned by it) ----
+printf 'SECRET-8' > "$P/.env.local" && chown $U: "$P/.env.local"
+denied "a hard link made after login" "$P/hl.txt" "$TRY link $P/.env.local $P/hl.txt && $TRY read $P/hl.txt"
+printf 'SECRET-9' > "$P/.env.staging" && chown $U: "$P/.env.staging"
+denied "mv .env.staging notes.txt by the agent" "$P/notes.txt" \
+    "mv $P/.env.staging $P/notes.txt && $TRY read $P/notes.txt"
+printf 'SECRET-10' > "$P/.env.prod" && chown $U: "$P/.env.prod"
+denied "O_PATH fd re-opened through /proc/self/fd" "/proc/self/fd/" "$TRY opath-reopen $P/.env.prod"
+printf 'SECRET-11' > "$P/new.pem"
+denied "a file read through /proc/self/root" "$P/new.pem" "$TRY read /proc/self/root$P/new.pem"
+printf 'SECRET-12' > "$P/.env.held" && chown $U: "$P/.env.held"
+run "$TRY stale $P/.env.held $P/res/stale-ready $P/res/stale-go > $P/res/stale.out 2>&1 &" 5
+for i in $(seq 100); do [ -e "$P/res/stale-ready" ] && break; sleep 0.05; done
+printf 'SECRET-13' > "$P/.env.held.t" && mv "$P/.env.held.t" "$P/.env.held"
+touch "$P/res/stale-go"
+for i in $(seq 100); do grep -q "EPERM\|OK" "$P/res/stale.out" 2>/dev/null && break; sleep 0.05; done
+like "$(cat "$P/res/stale.out")" "EPERM" "an O_PATH fd held from before the save: EPERM"
+grep -q SECRET "$P/res/stale.out" && not_ok "the stale fd leaked: $(cat "$P/res/stale.out")"
+run "$TRY read $P/notes.md"
+is "$rc" 0 "the session still reads its unmasked files"
+# The review lists them: the session's denial of certs/server.pem, as dac EPERM.
+rev=$("$BUILD/agentbox-audit" --input "$E2E_AUDIT_LOG" --session "$SES" --json \
+    --path "$P/certs/server.pem" 2>&1)
+like "$rev" '"kind":"dac"' "agentbox-audit lists the new server.pem's denial as dac" ||
+    diag "review: $rev"
+like "$rev" '"access":"EPERM"' "...with the access the kernel returned, EPERM"
+# session_end: log out (su passes SIGTERM on, close_session kills pid 1) and wait until
+# the agent's processes and the session's reader are gone.
+session_end() {
+	kill "$SU_PID" 2>/dev/null; wait "$SU_PID" 2>/dev/null
+	e2e_wait_uid_gone "$UID_A" 5
+	for i in $(seq 100); do [ -z "$(pgrep -P "$PAM_MASKD_PID")" ] && break; sleep 0.05; done
+}
+session_end
+
+# ---- fail closed ----
+reader_pid() { pgrep -n -P "$PAM_MASKD_PID"; }
+# A reader killed while an open waits on it: the session ends, the open never returns.
+session_start || e2e_die "no second session"
+R=$(reader_pid)
+[ -n "$R" ] || e2e_die "no reader"
+printf 'SECRET-20' > "$P/blocked.pem"
+kill -STOP "$R"
+printf 'cat %s/blocked.pem > %s/res/leak\n' "$P" "$P" > "$P/cmd/$N.t" && mv "$P/cmd/$N.t" "$P/cmd/$N"
+sleep 0.5
+kill -KILL "$R"
+for i in $(seq 100); do kill -0 "$SU_PID" 2>/dev/null || break; sleep 0.05; done
+if kill -0 "$SU_PID" 2>/dev/null; then not_ok "reader killed: the session ended"
+else ok "reader killed with an open waiting: the session ended"; fi
+if grep -q SECRET "$P/res/leak" 2>/dev/null; then not_ok "the waiting open leaked the secret"
+else ok "the waiting open never completed"; fi
+e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" ||
+    not_ok "processes of the agent left: $(ps -o pid,stat,comm -u $UID_A | tr '\n' ' ')"
+
+# The daemon itself killed: each reader ends its session.
+session_start || e2e_die "no third session"
+pam_maskd_stop
+for i in $(seq 100); do kill -0 "$SU_PID" 2>/dev/null || break; sleep 0.05; done
+if kill -0 "$SU_PID" 2>/dev/null; then not_ok "daemon killed: the session ended"
+else ok "daemon killed: its reader ended the session"; fi
+e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" || not_ok "agent processes left"
+
+# No daemon: the login is refused, one auth log line.
+pam_authlog_since
+out=$(su $U -c 'echo IN' 2>&1)
+[[ $out != *IN* ]] && ok "no agentbox-maskd: login refused" || not_ok "no agentbox-maskd: login refused"
+pam_authlog_find "refusing session of $U: agentbox-maskd is not taking sessions" >/dev/null &&
+    ok "the refusal is in the auth log" || not_ok "no auth log line for the refusal"
+
+# A flood: S bounded at 64; the agent creates masked names faster than it may: the
+# reader fails closed and the session ends.
+pam_maskd_start --history-max 64 || e2e_die "maskd restart"
+session_start || e2e_die "no fourth session"
+run "for i in \$(seq 500); do echo x > $P/f\$i.env; cat $P/f\$i.env; done > /dev/null 2>&1; echo survived" 3
+for i in $(seq 100); do kill -0 "$SU_PID" 2>/dev/null || break; sleep 0.05; done
+if kill -0 "$SU_PID" 2>/dev/null; then not_ok "flood: the session ended"
+else ok "flood past the history's bound: the session ended"; fi
+grep -q "failed closed" "$E2E_DIR/maskd/log" && ok "the daemon logged why" ||
+    not_ok "no 'failed closed' line in the daemon's log"
+e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" || not_ok "agent processes left"
+finish
