@@ -188,7 +188,7 @@ check_audit_cost(void)
 		report(OK, "bench/full-speed measures it; bench/README.md says why",
 		    "audit cost: agentbox's %d syscall rules are the only ones on this host, so "
 		    "every process on it pays a live audit context on every syscall "
-		    "(6-13 %% of a build on a 2-vCPU VM; without agentbox: none)", ours);
+		    "(3.5-13 %% of a build on a 2-vCPU VM; without agentbox: none)", ours);
 	else
 		report(OK, NULL, "audit cost: the host has %d syscall rules of its own (every "
 		    "process already pays a live audit context); agentbox's %d add their "

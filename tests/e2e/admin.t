@@ -238,10 +238,11 @@ is "$(auditctl -l | grep 'key=agentbox' | grep -vc -- '-F uid=')" 0 "no agentbox
 check "$([ "$(auditctl -s | awk '/^backlog_limit/ { print $2 }')" -ge 8192 ]; echo $?)" \
     "kernel backlog at least 8192"
 # The host-wide cost of those rules, in one line (issue 14): whether they are the only
-# syscall rules on the host depends on what else runs here, so either form, counting ours.
+# syscall rules on the host depends on what else runs here (and other worlds' agents'
+# rules are agentbox's too), so either form, with a count.
 cost=$(printf '%s\n' "$doc" | grep '^ok    audit cost: ')
 case $cost in
-*"agentbox's 3 syscall rules are the only ones"*|*"syscall rules of its own"*"agentbox's "[0-9]*" add"*)
+*"agentbox's "[0-9]*" syscall rules are the only ones"*|*"syscall rules of its own"*"agentbox's "[0-9]*" add"*)
 	ok "doctor states the audit rules' host-wide cost" ;;
 *)	not_ok "doctor states the audit rules' host-wide cost"; diag "got: $cost" ;;
 esac
