@@ -56,7 +56,7 @@ _pristine_drop_account() {
 }
 
 pristine_scrub() {
-	local d f u
+	local d f u tmp
 	for d in "$@"; do
 		[ -e "$d" ] || continue
 		_pristine_private "$d" || { echo "pristine: $d is not private to this world" >&2; return 1; }
@@ -69,6 +69,13 @@ pristine_scrub() {
 	done
 	rm -f /usr/share/pam-configs/agentbox || return 1
 	if [ -f /var/lib/pam/seen ]; then sed -i '/^agentbox$/d' /var/lib/pam/seen || return 1; fi
+	# pam-auth-update's record of what it last wrote to each stack: the profile's block,
+	# "Module: agentbox" up to the next "Module:" line.
+	for f in /var/lib/pam/*; do
+		[ -f "$f" ] && grep -qx 'Module: agentbox' "$f" || continue
+		tmp=$(awk '/^Module: / { skip = ($0 == "Module: agentbox") } !skip' "$f") &&
+		    printf '%s\n' "$tmp" > "$f" || return 1
+	done
 	# Policy (with enroll's saved auditd values), sshd drop-ins, boot-time audit rules.
 	rm -rf /etc/agentbox /etc/ssh/sshd_config.d/agentbox-*.conf \
 	    /etc/audit/rules.d/agentbox-*.rules || return 1
