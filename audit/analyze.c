@@ -464,6 +464,7 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 		if (s->have_start)
 			return;
 		s->have_start = 1;
+		s->serial_start = r->serial;
 		s->start_sec = r->sec;
 		s->start_ms = r->ms;
 		if (getf(r, "tty", 1, buf, sizeof(buf)) > 0)
@@ -477,6 +478,8 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 	} else if (strcmp(op, "agentbox-session-end") == 0) {
 		s->ends++;
 		s->have_end = 1;
+		if (r->serial > s->serial_end)
+			s->serial_end = r->serial;
 		s->end_sec = r->sec;
 		s->end_ms = r->ms;
 		if (getf(r, "reason", 1, buf, sizeof(buf)) > 0)

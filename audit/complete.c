@@ -50,6 +50,7 @@ struct segment {
 	uint64_t	 folded_hi;		/* highest serial folded (0: none) */
 	uint64_t	 seen;			/* distinct serials */
 	uint64_t	 max_sec;		/* time of the highest serial */
+	uint64_t	 first;			/* lowest serial seen (0: none yet) */
 	struct ab_gap	 biggest_folded;
 };
 
@@ -252,7 +253,54 @@ ab_complete_serial(struct ab_complete *c, struct ab_str name, uint64_t serial, u
 			return r;
 	if (s->n == 0 || serial > s->run[s->n - 1].hi)
 		s->max_sec = sec;
+	if (s->first == 0 || serial < s->first)
+		s->first = serial;
 	return insert(s, serial);
+}
+
+/* Holes of segment S inside LO..HI, or -ERANGE when LO..HI reaches the folded past. */
+static int
+segment_missing_in(const struct segment *s, uint64_t lo, uint64_t hi, uint64_t *missing)
+{
+	*missing = 0;
+	if (s->folded_missing > 0 && lo <= s->folded_hi)
+		return -ERANGE;
+	for (size_t r = 0; r + 1 < s->n; r++) {
+		uint64_t a = s->run[r].hi + 1, b = s->run[r + 1].lo - 1;
+
+		if (a < lo)
+			a = lo;
+		if (b > hi)
+			b = hi;
+		if (a <= b)
+			*missing += b - a + 1;
+	}
+	return 0;
+}
+
+int
+ab_complete_missing_in(const struct ab_complete *c, struct ab_str name, uint64_t lo,
+    uint64_t hi, uint64_t *missing)
+{
+	const struct segment *found = NULL;
+
+	*missing = 0;
+	for (size_t i = 0; i < c->nnode; i++) {
+		const struct node *n = &c->node[i];
+
+		if (!node_is(n, name))
+			continue;
+		for (size_t j = 0; j < n->nseg; j++) {
+			const struct segment *s = &n->seg[j];
+
+			if (s->n == 0 || lo < s->first || lo > s->run[s->n - 1].hi)
+				continue;
+			if (found != NULL)
+				return -ERANGE;	/* two boots' serials cover LO */
+			found = s;
+		}
+	}
+	return found == NULL ? -ENOENT : segment_missing_in(found, lo, hi, missing);
 }
 
 uint64_t

@@ -870,6 +870,12 @@ struct report {
 	size_t		 span_hit;	/* selected sessions whose span lost records or cannot
 					 * be judged */
 	size_t		 span_unjudged;	/* of those, the ones that cannot be judged */
+	/* by_span: the serial and rotation checks are judged on the selected sessions too,
+	 * and what lies outside their spans becomes a note. */
+	uint64_t	 span_missing;	/* serials missing inside the selected sessions' spans */
+	size_t		 span_gap_hit;	/* selected sessions with such serials */
+	size_t		 span_gap_unknown; /* selected sessions whose span's serials cannot
+					 * be told (runs folded for memory, two boots) */
 };
 
 /* --session or --user: the review is about those sessions, so is its verdict. */
@@ -879,6 +885,23 @@ selects_sessions(const struct ab_facts *x)
 	const struct ab_filter *fl = ab_review_filter(x->rv);
 
 	return fl->have_session || fl->user != NULL;
+}
+
+/*
+ * Serials missing inside session S's span: from its first start record to its last end
+ * record, or to the last serial read while it is open (or its ends are fewer than its
+ * starts).  A missing serial there may have been one of its denials; one outside cannot.
+ * 0, or -ENOENT / -ERANGE when it cannot be told (ab_complete_missing_in).
+ */
+static int
+span_serials_missing(const struct ab_facts *x, const struct ab_session *s, uint64_t *n)
+{
+	uint64_t hi = s->have_end && s->ends >= s->logins ? s->serial_end : UINT64_MAX;
+
+	*n = 0;
+	if (!s->have_start)
+		return -ENOENT;
+	return ab_complete_missing_in(x->cp, str_of_cstr(s->node), s->serial_start, hi, n);
 }
 
 static void
@@ -907,6 +930,10 @@ report_compute(const struct ab_facts *x, struct report *r)
 		r->span_lost += n;
 		r->span_hit += v != AB_SPAN_CLEAN;
 		r->span_unjudged += v == AB_SPAN_BAD || v == AB_SPAN_OPEN;
+		if (span_serials_missing(x, s, &n) != 0)
+			r->span_gap_unknown++;
+		r->span_missing += n;
+		r->span_gap_hit += n > 0;
 	}
 }
 
@@ -962,7 +989,16 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 	else if (x->kernel_checked > 0 && x->kernel_lost > 0)
 		problem(p, "the kernel dropped %ju audit records since boot (backlog limit %ju): "
 		    "denials may be missing", (uintmax_t)x->kernel_lost, (uintmax_t)x->backlog_limit);
-	if (r->missing > 0) {
+	if (r->by_span) {
+		if (r->span_missing > 0)
+			problem(p, "%ju serial(s) missing inside the spans of %zu selected "
+			    "session(s): events that reached no log file, their denials may be "
+			    "among them", (uintmax_t)r->span_missing, r->span_gap_hit);
+		if (r->span_gap_unknown > 0)
+			problem(p, "%zu selected session(s): the serials of their span cannot be "
+			    "checked (runs folded for memory, or two boots' serials)",
+			    r->span_gap_unknown);
+	} else if (r->missing > 0) {
 		char ranges[512] = "";
 		size_t off = 0;
 
@@ -996,7 +1032,8 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 	if (x->rs->daemon_abort + x->rs->daemon_err > 0)
 		problem(p, "auditd reported %ju error(s)/abort(s) (DAEMON_ERR/DAEMON_ABORT)",
 		    (uintmax_t)(x->rs->daemon_err + x->rs->daemon_abort));
-	if (r->no_start > 0)
+	/* by_span: every selected session's start was read (its lost= made it so). */
+	if (!r->by_span && r->no_start > 0)
 		problem(p, "%zu session(s) with denials started before the oldest record read "
 		    "(their start, and maybe earlier denials, are in rotated-away logs%s%s)",
 		    r->no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
@@ -1034,6 +1071,12 @@ report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 			fprintf(f, "; %zu session(s) could not be judged", r->span_unjudged);
 		fputc('\n', f);
 	}
+	if (r->by_span && r->missing > r->span_missing)
+		fprintf(f, "  note: %ju serial(s) missing in the range read outside the selected "
+		    "session(s)' spans: not their events\n", (uintmax_t)(r->missing - r->span_missing));
+	if (r->by_span && r->no_start > 0)
+		fprintf(f, "  note: %zu other session(s) with denials started before the oldest "
+		    "record read\n", r->no_start);
 	if (r->by_span && x->kernel_checked > 0 && x->kernel_lost > 0)
 		fprintf(f, "  note: the kernel dropped %ju audit records since boot (backlog limit "
 		    "%ju), not during the selected session(s) unless said above\n",
@@ -1062,7 +1105,8 @@ report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	if (x->filtered)
 		filter_line(f, x, r->nses, r->nsel);
 	if (nproblems == 0)
-		fprintf(f, "  COMPLETE: every serial in the range is present; %ju denial(s)%s\n",
+		fprintf(f, "  COMPLETE: every serial in the %s is present; %ju denial(s)%s\n",
+		    r->by_span ? "selected session(s)' spans" : "range",
 		    (uintmax_t)x->rs->denials, x->filtered ? " match the filters" : "");
 	else
 		fprintf(f, "  => the record is NOT known to be complete: %ju denial(s) shown%s; "
@@ -1087,6 +1131,12 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	    "sessions" : "host");
 	if (r->by_span)
 		fprintf(f, "%ju", (uintmax_t)r->span_lost);
+	else
+		fputs("null", f);
+	/* The serial check of the selected sessions' spans (null: judged on the range). */
+	fputs(",\"serials_missing_in_sessions\":", f);
+	if (r->by_span)
+		fprintf(f, "%ju", (uintmax_t)r->span_missing);
 	else
 		fputs("null", f);
 	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"

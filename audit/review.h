@@ -235,6 +235,15 @@ struct ab_gap {
 uint64_t ab_complete_gaps(const struct ab_complete *c, struct ab_gap *ex, size_t max,
 	    size_t *nex, size_t *nsegments, uint64_t *serials_seen);
 
+/*
+ * Serials missing on node NAME from LO to HI inclusive (HI = UINT64_MAX: to the last one
+ * read), in the boot whose serials cover LO: a session's span.  0 and *missing; -ENOENT
+ * when no serial read on NAME covers LO; -ERANGE when it cannot be told (the span reaches
+ * runs folded for memory, or two boots' serials cover LO).
+ */
+int	ab_complete_missing_in(const struct ab_complete *c, struct ab_str name, uint64_t lo,
+	    uint64_t hi, uint64_t *missing);
+
 /* Kernel status over netlink (needs CAP_AUDIT_CONTROL): lost records since boot and the
  * backlog limit.  Returns 0 or -errno. */
 int	ab_kernel_status(uint64_t *lost, uint64_t *backlog_limit);
@@ -295,6 +304,9 @@ struct ab_session {
 	 * is not a 32-bit count, or one start or end said and another did not. */
 	int		 lost_start_st, lost_end_st;
 	uint64_t	 lost_start, lost_end;
+	/* Serials of its first start record and its last end record: the span in which
+	 * a missing serial may have been one of its events (the serial-gap check). */
+	uint64_t	 serial_start, serial_end;
 };
 
 enum { AB_LOST_NONE = 0, AB_LOST_OK, AB_LOST_BAD };

@@ -174,6 +174,7 @@ e2e_enter_private_world() {
 	_e2e_private_copy /var/spool/cron || e2e_die "private /var/spool/cron"
 	_e2e_private_copy /var/mail || e2e_die "private /var/mail"
 	_e2e_private_run || e2e_die "private /run"
+	E2E_HOST_MOUNTS0=$(e2e_host_mounts)
 	# A host that uses agentbox: this world starts as if it had never been installed.
 	pristine_scrub /etc /usr/share/pam-configs /var/lib/pam "$pamdir" ||
 	    e2e_die "a pristine view of the host"
@@ -419,10 +420,21 @@ e2e_assert_host_clean() {
 	is "$procs" "" "host clean: no process of $user (uid $uid)"
 	is "$(auditctl -l 2>/dev/null | grep -E -- "-F uid=$uid( |$)")" "" \
 	    "host clean: no live audit rule for uid $uid"
-	# The shared empty network namespace's pin (/run/agentbox-netns/*) is the module's
-	# by design, host-wide and not a session's: anything else is a leak.
-	is "$(awk 'tolower($0) ~ /agentbox/ && $5 !~ "^/run/agentbox-netns/"' /proc/1/mountinfo)" "" \
-	    "host clean: no agentbox mount in the host's mount table"
+	is "$(e2e_host_mounts_new)" "" "host clean: no agentbox mount in the host's mount table"
+}
+
+# agentbox's mounts in the host's mount table, as mount point and fs type (ids change).
+# The shared empty network namespace's pin (/run/agentbox-netns/*) is the module's by
+# design, host-wide and not a session's.
+e2e_host_mounts() {
+	awk 'tolower($0) ~ /agentbox/ && $5 !~ "^/run/agentbox-netns/" {
+		for (i = 7; $i != "-"; i++); print $5, $(i + 1) }' /proc/1/mountinfo | sort
+}
+
+# Those that were not there when the world was built: on a host that uses agentbox,
+# what its own sessions hold is not this test's leak.
+e2e_host_mounts_new() {
+	comm -13 <(printf '%s\n' "$E2E_HOST_MOUNTS0" | sed '/^$/d') <(e2e_host_mounts)
 }
 
 # The npm cache of the three agents' CLIs (AB_NPM_CACHE, default

@@ -22,13 +22,26 @@ _pristine_private() {
 	mountpoint -q "$1"
 }
 
-# Remove account NAME from the private /etc: passwd, shadow, its own group and its name in
-# other groups' member lists (group, gshadow).  In place (cat >), so modes stay.
+# Remove account NAME from the private /etc: passwd, shadow, its subordinate ids, its own
+# group and its name in other groups' member lists (group, gshadow), and the cron/at deny
+# lines enroll added (an emptied cron.deny goes, as unenroll does: admin/deny.c).  In
+# place (printf >), so owners and modes stay.
 _pristine_drop_account() {
 	local u=$1 f tmp
-	for f in /etc/passwd /etc/shadow; do
-		[ -f "$f" ] || continue
-		tmp=$(awk -F: -v u="$u" '$1 != u' "$f") && printf '%s\n' "$tmp" > "$f" || return 1
+	for f in /etc/passwd /etc/shadow /etc/subuid /etc/subgid; do
+		[ -f "$f" ] && grep -q "^$u:" "$f" || continue
+		tmp=$(awk -F: -v u="$u" '$1 != u' "$f") && printf '%s' "$tmp${tmp:+
+}" > "$f" || return 1
+	done
+	for f in /etc/cron.deny /etc/at.deny; do
+		[ -f "$f" ] && grep -qx -- "$u" "$f" || continue
+		tmp=$(grep -vx -- "$u" "$f")
+		if [ -z "$tmp" ] && [ "$f" = /etc/cron.deny ]; then
+			rm -f "$f" || return 1
+		else
+			printf '%s' "$tmp${tmp:+
+}" > "$f" || return 1
+		fi
 	done
 	# group: name:pw:gid:members; gshadow: name:pw:admins:members.  Its own group is
 	# the one of the same name (useradd's user private group).
@@ -43,7 +56,7 @@ _pristine_drop_account() {
 }
 
 pristine_scrub() {
-	local d f u
+	local d f u tmp
 	for d in "$@"; do
 		[ -e "$d" ] || continue
 		_pristine_private "$d" || { echo "pristine: $d is not private to this world" >&2; return 1; }
@@ -56,6 +69,13 @@ pristine_scrub() {
 	done
 	rm -f /usr/share/pam-configs/agentbox || return 1
 	if [ -f /var/lib/pam/seen ]; then sed -i '/^agentbox$/d' /var/lib/pam/seen || return 1; fi
+	# pam-auth-update's record of what it last wrote to each stack: the profile's block,
+	# "Module: agentbox" up to the next "Module:" line.
+	for f in /var/lib/pam/*; do
+		[ -f "$f" ] && grep -qx 'Module: agentbox' "$f" || continue
+		tmp=$(awk '/^Module: / { skip = ($0 == "Module: agentbox") } !skip' "$f") &&
+		    printf '%s\n' "$tmp" > "$f" || return 1
+	done
 	# Policy (with enroll's saved auditd values), sshd drop-ins, boot-time audit rules.
 	rm -rf /etc/agentbox /etc/ssh/sshd_config.d/agentbox-*.conf \
 	    /etc/audit/rules.d/agentbox-*.rules || return 1
