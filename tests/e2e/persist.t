@@ -22,8 +22,9 @@ done
 
 install -D -m 0755 "$BUILD/try-op" "$TRY" || e2e_die "install try-op"
 mkdir -p "$PROJ" "$PROJV" && chmod 0755 "$PROJ" "$PROJV"
-mount -t tmpfs -o mode=0755 h15-srv /srv || e2e_die "tmpfs /srv"
-echo outside > /srv/outside.txt && chmod 0644 /srv/outside.txt
+# Outside every rule (/mnt is not in the default read set); a tmpfs of this world only.
+mount -t tmpfs -o mode=0755 h15-out /mnt || e2e_die "tmpfs /mnt"
+echo outside > /mnt/outside.txt && chmod 0644 /mnt/outside.txt
 e2e_enroll_retry "$U" --project "$PROJ"
 e2e_enroll_retry "$V" --project "$PROJV"
 uid=$(id -u "$U"); vuid=$(id -u "$V")
@@ -97,10 +98,10 @@ nsb=$(as "readlink /proc/self/ns/pid /proc/self/ns/mnt")
 wait $bg
 is "$nsb" "$(cat "$PROJ/ns.a")" "two logins at once are in the same pid and mount namespaces"
 for who in a b; do
-	out=$(as "echo \$\$ > $PROJ/login.$who; $TRY read /srv/outside.txt"); rc=$?
+	out=$(as "echo \$\$ > $PROJ/login.$who; $TRY read /mnt/outside.txt"); rc=$?
 	is "$rc" 13 "login $who: a read outside the read set is denied (EACCES)"
 done
-e2e_audit_find - '(UNKNOWN\[1423\]|LANDLOCK_ACCESS).*path="/srv/outside\.txt"' >/dev/null
+e2e_audit_find - '(UNKNOWN\[1423\]|LANDLOCK_ACCESS).*path="/mnt/outside\.txt"' >/dev/null
 sess=$(e2e_audit_records | grep -E 'type=SYSCALL.*comm="try-op"' | grep -o ' ses=[0-9]*' | sort -u | wc -l)
 [ "$sess" -ge 2 ]; check $? "each login's Landlock denial is on the record with its own session ($sess)"
 
@@ -125,7 +126,7 @@ out=$(su "$V" -c 'ps -e -o args=' 2>&1)
 unlike "$out" "sleep 7777" "another user's login does not see this box's processes"
 # The review: the left process's denial is attributed to the login that started it.
 e2e_audit_since
-as "tmux -S $SOCK send-keys -t work:0 '' ; tmux -S $SOCK new-window -d -t work '$TRY read /srv/outside.txt; sleep 1'"
+as "tmux -S $SOCK send-keys -t work:0 '' ; tmux -S $SOCK new-window -d -t work '$TRY read /mnt/outside.txt; sleep 1'"
 e2e_audit_find - "type=SYSCALL.* ses=$ses1 comm=\"try-op\"" >/dev/null
 check $? "a denial of a process the tmux server (login $ses1) started is attributed to login $ses1"
 
