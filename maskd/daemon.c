@@ -139,9 +139,9 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	ab_maskd_stats(e, &st);
 	if (r == fds[AB_MASKD_FD_PID1]) {
 		say(LOG_INFO, "ses %u ended (allowed %llu, denied %llu, cached %llu, tracked "
-		    "%llu)", m->ses, (unsigned long long)st.allowed,
+		    "%llu, creating opens %llu)", m->ses, (unsigned long long)st.allowed,
 		    (unsigned long long)st.denied, (unsigned long long)st.cached,
-		    (unsigned long long)st.tracked);
+		    (unsigned long long)st.tracked, (unsigned long long)st.created);
 		_exit(0);
 	}
 	if (r == parentfd)

@@ -163,6 +163,10 @@ ab_maskd_decide(const struct ab_maskd_decider *d, const struct ab_maskd_query *q
 
 	if (path == NULL)
 		return AB_MASKD_RULE_UNKNOWN;
+	/* The open that made the inode, by its maker: the file is empty, nothing to
+	 * leak; the next open is judged in full (issue 12: "at its next open"). */
+	if (q->creating)
+		return 0;
 	/* An unlinked file: d_path appended " (deleted)" to its last name; judge that
 	 * name.  Only when it is unlinked: a file may be called "x (deleted)". */
 	n = strlen(path);

@@ -311,9 +311,16 @@ ancestor_in_history(const struct ab_maskd *e, const char *path)
 	return 0;
 }
 
-/* The rule to answer the event on FD with (0: allow); *CACHE: may be cached if allowed. */
+/*
+ * The rule to answer the event on FD of process PID with (0: allow); *CACHE: may be
+ * cached if allowed.  The creating-open exception needs all of: the tracking group
+ * (drained just before) saw PID create this inode under a masked name, no open of it
+ * was judged since, and it is still an empty regular file with one name.  fsnotify
+ * queues FAN_CREATE inside the lookup that creates (open_last_lookups) before the same
+ * openat's FAN_OPEN_PERM (do_open), so the create is drained before it is missed.
+ */
 static unsigned int
-judge(struct ab_maskd *e, int fd, int *cache)
+judge(struct ab_maskd *e, int fd, pid_t pid, int *cache)
 {
 	struct ab_maskd_query q = { 0 };
 	struct ab_maskd_key k;
@@ -326,6 +333,8 @@ judge(struct ab_maskd *e, int fd, int *cache)
 	    ab_maskd_key_of_fd(fd, &k) != 0)
 		return AB_MASKD_RULE_UNKNOWN;
 	q.path = path;
+	q.creating = ab_maskd_history_take_fresh(e->h, &k, pid) && S_ISREG(st.st_mode) &&
+	    st.st_nlink == 1 && st.st_size == 0;
 	q.is_dir = S_ISDIR(st.st_mode);
 	q.unlinked = st.st_nlink == 0;
 	q.in_history = ab_maskd_history_has(e->h, &k) ||
@@ -336,7 +345,10 @@ judge(struct ab_maskd *e, int fd, int *cache)
 	if (rule != 0 && rule != AB_MASKD_RULE_UNKNOWN && !q.in_history &&
 	    ab_maskd_history_add(e->h, &k, q.is_dir) != 0)
 		return AB_MASKD_RULE_UNKNOWN;
-	*cache = rule == 0 && S_ISREG(st.st_mode);
+	/* Never cache a creating open: the next one must be asked. */
+	*cache = rule == 0 && S_ISREG(st.st_mode) && !q.creating;
+	if (q.creating)
+		e->st.created++;
 	return rule;
 }
 
@@ -408,7 +420,7 @@ serve(struct ab_maskd *e, size_t len, int *err)
 		else if (md.pid == e->self)
 			rule = 0;	/* our own O_PATH walk never asks; anything else of ours is ours */
 		else
-			rule = judge(e, md.fd, &cache);
+			rule = judge(e, md.fd, md.pid, &cache);
 		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
 			*err = r;
 		/* The cache is an optimisation: failing to add it only costs the next open. */

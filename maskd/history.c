@@ -26,6 +26,7 @@
 struct slot {
 	struct ab_maskd_key	key;
 	unsigned char		used, is_dir;
+	pid_t			fresh;	/* creator of a not yet opened new inode, or 0 */
 };
 
 struct ab_maskd_history {
@@ -170,6 +171,23 @@ ab_maskd_history_has(const struct ab_maskd_history *h, const struct ab_maskd_key
 	return key->len <= AB_MASKD_HANDLE_MAX && find(h->s, h->cap, key)->used;
 }
 
+int
+ab_maskd_history_take_fresh(struct ab_maskd_history *h, const struct ab_maskd_key *key,
+    pid_t pid)
+{
+	struct slot *sl;
+	pid_t f;
+
+	if (key->len > AB_MASKD_HANDLE_MAX)
+		return 0;
+	sl = find(h->s, h->cap, key);
+	if (!sl->used)
+		return 0;
+	f = sl->fresh;
+	sl->fresh = 0;
+	return pid > 0 && f == pid;
+}
+
 size_t
 ab_maskd_history_ndirs(const struct ab_maskd_history *h)
 {
@@ -295,7 +313,16 @@ feed_one(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
 		return 0;	/* already known: skip the path lookups */
 	for (i = 0; i < ev.nnames; i++)
 		if (was_masked(d, &ev.dir[i], ev.name[i], is_dir, resolve, arg))
-			return ab_maskd_history_add(h, &ev.target, is_dir);
+			break;
+	if (i == ev.nnames)
+		return 0;
+	if ((r = ab_maskd_history_add(h, &ev.target, is_dir)) != 0)
+		return r;
+	/* A new inode under a masked name: its creator's creating open may pass (the
+	 * file is empty then).  Only an event that is a create and nothing else (not
+	 * merged with a rename), of a file, with a pid we can see. */
+	if (md->mask == FAN_CREATE && md->pid > 0)
+		find(h->s, h->cap, &ev.target)->fresh = md->pid;
 	return 0;
 }
 

@@ -85,11 +85,14 @@ struct ab_maskd_query {
 	int		 is_dir;
 	int		 unlinked;	/* st_nlink == 0: readlink appended " (deleted)" */
 	int		 in_history;	/* the inode, or a directory above it, is in S */
+	int		 creating;	/* the open that made this (empty) inode, by its
+					 * creator: ab_maskd_history_take_fresh said so */
 };
 /*
  * The decision, pure: 0 = allow, else the rule number to deny with (name first, so the
  * record names the pattern; then the history; AB_MASKD_RULE_UNKNOWN when the path is
- * missing or not absolute).
+ * missing or not absolute).  A creating open (issue 12: denied "at its next open") is
+ * allowed whatever its name or history, but never without a path.
  */
 unsigned int	ab_maskd_decide(const struct ab_maskd_decider *d,
 	    const struct ab_maskd_query *q);
@@ -116,13 +119,23 @@ int	ab_maskd_history_add(struct ab_maskd_history *h, const struct ab_maskd_key *
 	    int is_dir);
 /* 1 if KEY is in S, else 0. */
 int	ab_maskd_history_has(const struct ab_maskd_history *h, const struct ab_maskd_key *key);
+/*
+ * The creating-open exception: 1 if KEY joined S from a plain FAN_CREATE by process PID
+ * (> 0) and no permission event on it was judged since, else 0.  Every call clears the
+ * mark, whatever it returns: the enforcer calls it for every open it judges, so only the
+ * first open of a new masked inode can pass, and only the creator's.
+ */
+int	ab_maskd_history_take_fresh(struct ab_maskd_history *h, const struct ab_maskd_key *key,
+	    pid_t pid);
 /* How many directories S holds (0: no ancestor check is needed). */
 size_t	ab_maskd_history_ndirs(const struct ab_maskd_history *h);
 size_t	ab_maskd_history_size(const struct ab_maskd_history *h);
 /*
  * Feed S from a buffer of tracking-group events (BUF[0..LEN), as read(2) returned it):
  * every created or renamed entry whose name (old or new), resolved to a path through
- * RESOLVE, is masked per D is added.  RESOLVE(ARG, fsid, dir handle, name, out, outlen)
+ * RESOLVE, is masked per D is added.  One added by an event that is FAN_CREATE alone
+ * (a new name: a create, or a link) is marked fresh with the event's pid, for
+ * ab_maskd_history_take_fresh.  RESOLVE(ARG, fsid, dir handle, name, out, outlen)
  * writes the absolute path of NAME in that directory, 0 or -errno; a failure adds the
  * entry anyway (deny is the safe side).  -EOVERFLOW on FAN_Q_OVERFLOW (fail closed),
  * -EPROTO on a malformed event, else what history_add returns.
@@ -176,7 +189,7 @@ int	ab_maskd_fd(const struct ab_maskd *e);
 int	ab_maskd_run(struct ab_maskd *e);
 /* Counters a test or the daemon's exit line reads. */
 struct ab_maskd_stats {
-	uint64_t	allowed, denied, cached, tracked;
+	uint64_t	allowed, denied, cached, tracked, created;
 };
 void	ab_maskd_stats(const struct ab_maskd *e, struct ab_maskd_stats *out);
 
