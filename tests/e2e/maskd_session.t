@@ -158,6 +158,30 @@ touch "$P/res/stale-go"
 for i in $(seq 100); do grep -q "EPERM\|OK" "$P/res/stale.out" 2>/dev/null && break; sleep 0.05; done
 like "$(cat "$P/res/stale.out")" "EPERM" "an O_PATH fd held from before the save: EPERM"
 grep -q SECRET "$P/res/stale.out" && not_ok "the stale fd leaked: $(cat "$P/res/stale.out")"
+# ---- the creating open (issue 12: denied "at its NEXT open") ----
+# The session's own O_CREAT of a new masked name passes (python3 -m venv writes pip's
+# certifi/cacert.pem); every later open of that inode is denied, on the record.
+# eperm_sh WHAT PATH CMD: CMD (a shell open) fails "Operation not permitted", on record.
+eperm_sh() {
+	run "$3"
+	if [ "$rc" != 0 ] && [[ $out == *"Operation not permitted"* ]]; then ok "$1: EPERM"
+	else not_ok "$1: EPERM"; diag "rc=$rc out=$out"; fi
+	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
+	if fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+	else not_ok "$1: no type=FANOTIFY resp=2 record with ses=$SES for $2"; fi
+}
+run "sh -c 'echo x > $P/newfile.pem'"
+is "$rc" 0 "the session creates newfile.pem: its creating open passes" || diag "$out"
+eperm_sh "cat of the newfile.pem the session made" "$P/newfile.pem" "cat $P/newfile.pem"
+eperm_sh "the creator's own second open of its new twice.pem" "$P/twice.pem" \
+    "sh -c 'echo x > $P/twice.pem && cat < $P/twice.pem'"
+mkdir -p "$P/outside" && printf 'SECRET-14' > "$P/outside/.env" && chmod 0666 "$P/outside/.env"
+eperm_sh "a .env created from outside, the session's first open" "$P/outside/.env" \
+    "cat $P/outside/.env"
+printf 'SECRET-15' > "$P/outside/.env.dev" && chown $U: "$P/outside/.env.dev"
+eperm_sh "O_CREAT of an existing .env.dev (: >>)" "$P/outside/.env.dev" \
+    ": >> $P/outside/.env.dev"
+is "$(cat "$P/outside/.env.dev")" "SECRET-15" "...and it is unchanged"
 run "$TRY read $P/notes.md"
 is "$rc" 0 "the session still reads its unmasked files"
 # The review lists them: the session's denial of certs/server.pem, as dac EPERM.
