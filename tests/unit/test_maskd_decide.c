@@ -59,11 +59,27 @@ main(void)
 	ok(ab_maskd_decider_new(&patterns, "/home/agent", &projects, &d) == 0, "decider");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ab_maskd_query q = { cases[i].path, cases[i].is_dir, cases[i].unlinked,
-		    cases[i].in_history };
+		    cases[i].in_history, 0 };
 		unsigned int got = ab_maskd_decide(d, &q);
 
 		ok(got == cases[i].want, "%s: %s -> %#x", cases[i].why,
 		    cases[i].path ? cases[i].path : "(null)", got);
+	}
+	/* The creating open (issue 12: denied "at its next open"): allowed by name and by
+	 * history, never without a path. */
+	{
+		struct ab_maskd_query q = { .path = "/srv/p2/certifi/cacert.pem",
+		    .creating = 1 };
+
+		ok(ab_maskd_decide(d, &q) == 0, "the creating open of a new *.pem: allowed");
+		q.creating = 0;
+		ok(ab_maskd_decide(d, &q) == 3, "its next open: denied by name");
+		q.path = "/srv/p2/x";
+		q.in_history = q.creating = 1;
+		ok(ab_maskd_decide(d, &q) == 0, "creating open of an inode in S: allowed");
+		q.path = NULL;
+		ok(ab_maskd_decide(d, &q) == AB_MASKD_RULE_UNKNOWN,
+		    "a creating open without a path: fail closed");
 	}
 	memset(longp, 'a', sizeof(longp) - 1);
 	memcpy(longp, "/srv/p2/", 8);

@@ -57,11 +57,13 @@ put(struct evbuf *e, const void *p, size_t n)
 	e->len += n;
 }
 
+static int32_t ev_pid = 1;	/* the pid the next events report */
+
 static void
 ev_begin(struct evbuf *e, uint64_t mask)
 {
 	struct fanotify_event_metadata md = { .vers = FANOTIFY_METADATA_VERSION,
-	    .metadata_len = sizeof(md), .mask = mask, .fd = FAN_NOFD, .pid = 1 };
+	    .metadata_len = sizeof(md), .mask = mask, .fd = FAN_NOFD, .pid = ev_pid };
 
 	e->start = e->len;
 	put(e, &md, sizeof(md));
@@ -239,6 +241,62 @@ feeding(const struct ab_maskd_decider *d)
 	ab_maskd_history_free(h);
 }
 
+/* Would the first open of the object with handle byte B by PID be its creating open? */
+static int
+fresh(struct ab_maskd_history *h, unsigned char b, pid_t pid)
+{
+	struct ab_maskd_key t = key(7, b);
+
+	return ab_maskd_history_take_fresh(h, &t, pid);
+}
+
+/* The creating-open exception (issue 12: denied "at its next open"). */
+static void
+creating(const struct ab_maskd_decider *d)
+{
+	struct ab_maskd_history *h;
+	struct evbuf e = { .len = 0 };
+
+	ok(ab_maskd_history_new(100, &h) == 0, "S for creating opens");
+	ev_pid = 42;
+	create(&e, 1, "new.env.pem", 0x40, 0);	/* not masked here: only .env, secrets/ */
+	create(&e, 1, ".env", 0x41, 0);
+	create(&e, 2, ".env", 0x42, 0);
+	create(&e, 1, "secrets", 0x43, 1);
+	ev_begin(&e, FAN_CREATE | FAN_MOVED_TO);	/* merged with a move: not a plain create */
+	ev_fid(&e, FAN_EVENT_INFO_TYPE_DFID_NAME, 1, ".env");
+	ev_fid(&e, FAN_EVENT_INFO_TYPE_FID, 0x44, NULL);
+	ev_end(&e);
+	ev_begin(&e, FAN_RENAME);		/* renamed to .env: an old inode */
+	ev_fid(&e, FAN_EVENT_INFO_TYPE_OLD_DFID_NAME, 1, "x");
+	ev_fid(&e, FAN_EVENT_INFO_TYPE_NEW_DFID_NAME, 1, ".env");
+	ev_fid(&e, FAN_EVENT_INFO_TYPE_FID, 0x45, NULL);
+	ev_end(&e);
+	ok(feed(h, d, &e) == 0, "creates, a merged event and a rename fed");
+	ok(!fresh(h, 0x40, 42), "an unmasked create: nothing to except");
+	ok(fresh(h, 0x41, 42), "a new .env: its creator's first open is the creating open");
+	ok(!fresh(h, 0x41, 42), "...once: the creator's next open is judged (denied)");
+	ok(in_s(h, 0x41), "...and the inode stays in S");
+	ok(!fresh(h, 0x42, 43), "another pid's first open of a new .env: not excepted");
+	ok(!fresh(h, 0x42, 42), "...and that open used the exception up for the creator too");
+	ok(!fresh(h, 0x43, 42), "a new secrets/ directory: never excepted");
+	ok(!fresh(h, 0x44, 42), "a create merged with a move: not excepted");
+	ok(!fresh(h, 0x45, 42), "a rename to .env: not excepted");
+	ok(!fresh(h, 0x41, 0) && !fresh(h, 0x46, 42), "pid 0, or an inode not in S: no");
+
+	e.len = 0;
+	ev_pid = 0;				/* a creator the reader cannot see */
+	create(&e, 1, ".env", 0x47, 0);
+	ev_pid = 42;
+	create(&e, 1, ".env", 0x45, 0);	/* a link to an inode already in S */
+	ok(feed(h, d, &e) == 0, "a create with pid 0 and a link to a known inode fed");
+	ok(in_s(h, 0x47) && !fresh(h, 0x47, 0) && !fresh(h, 0x47, 42),
+	    "a create by pid 0: in S, never excepted");
+	ok(!fresh(h, 0x45, 42), "a new name for an inode already in S: not excepted");
+	ev_pid = 1;
+	ab_maskd_history_free(h);
+}
+
 int
 main(void)
 {
@@ -248,6 +306,7 @@ main(void)
 	keys_of_fds();
 	ok(ab_maskd_decider_new(&patterns, NULL, &projects, &d) == 0, "decider");
 	feeding(d);
+	creating(d);
 	ab_maskd_decider_free(d);
 	return done_testing();
 }
