@@ -497,8 +497,12 @@ build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
 	if ((r = timed(clk, STEP_PID1, ab_reaper_start(s))) != 0)
 		return r;
 	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
-	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd. */
-	if ((r = timed(clk, STEP_MASKD, s->pol->mask.n != 0 ? ab_livemask_handoff(s) : 0)) != 0)
+	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd.
+	 * Not for agentbox run --ephemeral: fanotify cannot mark an overlay filesystem
+	 * (EOPNOTSUPP), so that one short session keeps the login-time masks only; see
+	 * README, Limitations. */
+	if ((r = timed(clk, STEP_MASKD, s->pol->mask.n != 0 && !s->ephemeral ?
+	    ab_livemask_handoff(s) : 0)) != 0)
 		goto kill;
 	if ((r = timed(clk, STEP_NETD, s->pol->network == AB_NET_PROXY ?
 	    ab_netd_handoff(s) : 0)) != 0)
