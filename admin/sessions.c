@@ -119,6 +119,13 @@ is_session_init(pid_t pid)
 	if ((status = proc_slurp(pid, "status")) == NULL)
 		return 0;
 	snprintf(want, sizeof(want), "%d\t1", (int)pid);
+	/* A killed pid 1 stays a zombie until the host's init reaps it (a persistent box's
+	 * pid 1 is the host init's child): it is no box any more. */
+	if (status_field(status, "State", field, sizeof(field)) == 0 &&
+	    (field[0] == 'Z' || field[0] == 'X')) {
+		free(status);
+		return 0;
+	}
 	if (status_field(status, "Name", field, sizeof(field)) == 0 &&
 	    strcmp(field, INIT_COMM) == 0 &&
 	    status_field(status, "Uid", field, sizeof(field)) == 0 &&
