@@ -44,6 +44,8 @@ network none
 shell /bin/sh
 landlock_min_abi 1
 audit required
+persist no
+linger 86400
 project /tmp
 end
 PLAN

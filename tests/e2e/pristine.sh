@@ -67,7 +67,8 @@ pristine_scrub() {
 		[ -f "$f" ] && grep -q pam_agentbox "$f" || continue
 		sed -i '/pam_agentbox/d' "$f" || return 1
 	done
-	rm -f /usr/share/pam-configs/agentbox || return 1
+	# agentbox run's own service is enroll's file as a whole (admin/pam.c), not a line.
+	rm -f /usr/share/pam-configs/agentbox /etc/pam.d/agentbox-run || return 1
 	if [ -f /var/lib/pam/seen ]; then sed -i '/^agentbox$/d' /var/lib/pam/seen || return 1; fi
 	# pam-auth-update's record of what it last wrote to each stack: the profile's block,
 	# "Module: agentbox" up to the next "Module:" line.
