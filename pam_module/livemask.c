@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
@@ -29,6 +30,9 @@
 #include "handoff.h"
 #include "maskd.h"
 #include "module.h"
+
+#include <security/pam_ext.h>
+#include <syslog.h>
 
 #define WHO		"agentbox-maskd"
 #define MOUNTS_MAX	512		/* marked mounts per session */
@@ -76,6 +80,39 @@ has_dev(const dev_t *v, size_t n, dev_t d)
 	for (i = 0; i < n; i++)
 		if (v[i] == d)
 			return 1;
+	return 0;
+}
+
+#define OVERLAYFS_MAGIC	0x794c7630	/* linux/magic.h OVERLAYFS_SUPER_MAGIC */
+
+/*
+ * Is a tree (home or project) on overlayfs, as this namespace resolves it?  fanotify
+ * cannot place the filesystem mark the name tracking needs on an overlay (EOPNOTSUPP):
+ * a host whose root is an overlay (a container) or agentbox run --ephemeral.  Such a
+ * session keeps the login-time masks only, and the auth log says so (README,
+ * Limitations); refusing it would refuse every login on such a host.
+ */
+int
+ab_livemask_unmarkable(struct ab_sess *s)
+{
+	struct statfs sf;
+	size_t i;
+	int fd, r;
+
+	for (i = 0; i < ab_trees_n(&s->pol->project); i++) {
+		if ((fd = ab_tree_open(s, i, O_PATH)) == -ENOENT && i == 0)
+			continue;	/* no home */
+		if (fd < 0)
+			return 0;	/* the hand-off reports it */
+		r = fstatfs(fd, &sf);
+		close(fd);
+		if (r == 0 && (unsigned long)sf.f_type == OVERLAYFS_MAGIC) {
+			pam_syslog(s->pamh, LOG_WARNING, "%s: live masks off: %s is on overlayfs, "
+			    "which fanotify cannot mark; the login-time masks hold", s->user,
+			    ab_trees_path(s->home, &s->pol->project, i));
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -84,6 +84,7 @@ int	ab_netd_handoff(struct ab_sess *s);
  */
 int	ab_livemask_connect(struct ab_sess *s);
 int	ab_livemask_handoff(struct ab_sess *s);
+int	ab_livemask_unmarkable(struct ab_sess *s);
 
 /* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */
 int	ab_world_build(struct ab_sess *s);

@@ -498,11 +498,11 @@ build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
 		return r;
 	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
 	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd.
-	 * Not for agentbox run --ephemeral: fanotify cannot mark an overlay filesystem
-	 * (EOPNOTSUPP), so that one short session keeps the login-time masks only; see
-	 * README, Limitations. */
-	if ((r = timed(clk, STEP_MASKD, s->pol->mask.n != 0 && !s->ephemeral ?
-	    ab_livemask_handoff(s) : 0)) != 0)
+	 * Not for trees on overlayfs (agentbox run --ephemeral, a container's root):
+	 * fanotify cannot mark them, and those sessions keep the login-time masks only;
+	 * see ab_livemask_unmarkable and README, Limitations. */
+	if ((r = timed(clk, STEP_MASKD, s->pol->mask.n != 0 && !s->ephemeral &&
+	    !ab_livemask_unmarkable(s) ? ab_livemask_handoff(s) : 0)) != 0)
 		goto kill;
 	if ((r = timed(clk, STEP_NETD, s->pol->network == AB_NET_PROXY ?
 	    ab_netd_handoff(s) : 0)) != 0)
