@@ -58,6 +58,16 @@ out=$(agentbox check 2>&1)
 check $? "agentbox check: the default policy is valid"
 printf '%s\n' "$out" | sed 's/^/# /'
 
+# The package's units start agentbox-maskd under systemd; no init system runs here, so
+# the test starts the installed daemon as its unit would (every login with a mask
+# needs it).  It runs in this world's private /run.
+/usr/sbin/agentbox-maskd --daemon --foreground >/dev/null 2>&1 </dev/null &
+maskd_pid=$!
+defer "kill $maskd_pid 2>/dev/null"
+i=0
+while [ ! -S /run/agentbox-maskd/control ] && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+[ -S /run/agentbox-maskd/control ]; check $? "the installed agentbox-maskd takes sessions"
+
 # 4. Enroll a user and run one confined session through su.
 mkdir -p "$PROJECT" && printf 'SECRET=from-abpkg\n' > "$PROJECT/.env" && chmod 0644 "$PROJECT/.env"
 out=$(agentbox enroll "$U" --project "$PROJECT" 2>&1)
@@ -88,6 +98,7 @@ out=$(agentbox unenroll "$U" --remove-user 2>&1)
 check $? "agentbox unenroll $U --remove-user"
 printf '%s\n' "$out" | sed 's/^/# /'
 rm -rf /srv/abpkg
+kill "$maskd_pid" 2>/dev/null; wait "$maskd_pid" 2>/dev/null
 out=$(dpkg --purge agentbox 2>&1)
 check $? "dpkg --purge agentbox"
 printf '%s\n' "$out" | sed 's/^/# /'
