@@ -192,8 +192,10 @@ e2e_enter_private_world() {
 _e2e_maskd_start() {
 	local bin=$BUILD/agentbox-maskd i=0
 	[ -x "$bin" ] || return 1
-	"$bin" --daemon --foreground >>"$E2E_DIR/maskd.log" 2>&1 &
-	E2E_MASKD_PID=$!
+	# Started from a subshell, so it is not a child of the test's shell: a test's bare
+	# `wait` for its own background jobs (load.t) would otherwise wait for the daemon.
+	E2E_MASKD_PID=$( "$bin" --daemon --foreground >>"$E2E_DIR/maskd.log" 2>&1 </dev/null &
+	    echo $! )
 	defer "kill $E2E_MASKD_PID"
 	while [ ! -S /run/agentbox-maskd/control ]; do
 		i=$((i + 1))
