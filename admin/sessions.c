@@ -317,6 +317,33 @@ safe_col(const char *s, size_t width)
 }
 
 static void
+session_free(struct session *s)
+{
+	free(s->service);
+	free(s->tty);
+	free(s->rhost);
+}
+
+/* The next session's pid 1 in /proc (D), collected into S: 1, or 0 at the end. */
+static int
+next_session(DIR *d, time_t btime, struct session *s)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->pid = (pid_t)atoi(de->d_name);
+		if (!is_session_init(s->pid))
+			continue;
+		collect(s, btime);
+		return 1;
+	}
+	return 0;
+}
+
+static void
 print_session(const struct session *s, int json)
 {
 	char when[32];
@@ -373,7 +400,7 @@ cmd_sessions(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dirent *de;
+	struct session s;
 	int c, json = 0;
 	unsigned n = 0;
 	time_t btime;
@@ -394,18 +421,9 @@ cmd_sessions(int argc, char **argv)
 	if (!json)
 		printf("%-16s %8s %6s %6s %6s %-7s %-16s %-20s %-8s %s\n", "USER", "INIT_PID",
 		    "BOX", "PROCS", "LOGINS", "KIND", "DIGEST", "STARTED", "SERVICE", "TTY");
-	while ((de = readdir(d)) != NULL) {
-		struct session s = { 0 };
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		s.pid = (pid_t)atoi(de->d_name);
-		if (!is_session_init(s.pid))
-			continue;
-		collect(&s, btime);
+	while (next_session(d, btime, &s)) {
 		print_session(&s, json);
-		free(s.service);
-		free(s.tty);
-		free(s.rhost);
+		session_free(&s);
 		n++;
 	}
 	closedir(d);
@@ -485,7 +503,7 @@ box_end_record(const struct session *s)
 int
 adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped)
 {
-	struct dirent *de;
+	struct session s;
 	time_t btime;
 	int r, first = 0;
 	DIR *d;
@@ -494,15 +512,7 @@ adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped)
 	if ((d = opendir("/proc")) == NULL)
 		return -errno;
 	btime = boot_time();
-	while ((de = readdir(d)) != NULL) {
-		struct session s = { 0 };
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		s.pid = (pid_t)atoi(de->d_name);
-		if (!is_session_init(s.pid))
-			continue;
-		collect(&s, btime);
+	while (next_session(d, btime, &s)) {
 		if (s.uid == (unsigned)uid && (box == NULL || strcmp(box, s.ses) == 0)) {
 			if ((r = stop_box(&s)) != 0) {
 				adm_warn("box %s of %s (pid 1 %d) did not end: %s", s.ses, s.user,
@@ -518,9 +528,7 @@ adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped)
 				(*stopped)++;
 			}
 		}
-		free(s.service);
-		free(s.tty);
-		free(s.rhost);
+		session_free(&s);
 	}
 	closedir(d);
 	return first;
