@@ -255,7 +255,7 @@ read_plan(struct session *s)
 		s->service = strdup(plan->service ? plan->service : "");
 		s->tty = strdup(plan->tty ? plan->tty : "");
 		s->rhost = strdup(plan->rhost ? plan->rhost : "");
-		s->persist = plan->policy->persist == AB_PERSIST_YES;
+		s->persist = plan->policy->persist == AB_YES;
 		s->linger = plan->policy->linger;
 		for (size_t i = 0; i < 8; i++)
 			snprintf(s->digest + 2 * i, 3, "%02x", plan->policy->digest[i]);

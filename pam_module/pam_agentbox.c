@@ -240,7 +240,7 @@ keep_live(pam_handle_t *pamh, struct ab_sess *s, int audit_fd)
 	l->ses = s->ses;
 	l->uid = s->uid;
 	l->eph_upper = -1;
-	l->persist = s->pol->persist == AB_PERSIST_YES && !s->run;
+	l->persist = s->pol->persist == AB_YES && !s->run;
 	snprintf(l->box_id, sizeof(l->box_id), "%s", s->box_id);
 	if (pam_set_data(pamh, DATA_NAME, l, live_cleanup) != PAM_SUCCESS) {
 		free(l->user);
@@ -532,7 +532,7 @@ box_steps(struct ab_sess *s, struct sess_clock *clk, int audit_fd, const char *c
 	enum ab_box_how how = AB_BOX_BUILD;
 	int r;
 
-	if (s->pol->persist == AB_PERSIST_YES &&
+	if (s->pol->persist == AB_YES &&
 	    (r = timed(clk, STEP_BOX, ab_box_decide(s, audit_fd, s->run, &how))) != 0)
 		return r;
 	if (how == AB_BOX_BUILD)

@@ -125,7 +125,7 @@ ab_reaper_start(struct ab_sess *s)
 	void *stack;
 	pid_t pid;
 
-	sp.persist = s->pol->persist == AB_PERSIST_YES && !s->run;	/* run: its own box */
+	sp.persist = s->pol->persist == AB_YES && !s->run;	/* run: its own box */
 	snprintf(sp.linger, sizeof(sp.linger), "%u", (unsigned)s->pol->linger);
 
 	if ((sp.parent_pidfd = pidfd_open(getpid(), 0)) == -1)

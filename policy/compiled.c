@@ -33,7 +33,7 @@ ab_policy_key(size_t i)
 #define STRV_ABI(m)		NULL
 #define STRV_NETWORK(m)		NULL
 #define STRV_AUDIT(m)		NULL
-#define STRV_PERSIST(m)		NULL
+#define STRV_YESNO(m)		NULL
 #define STRV_DURATION(m)	NULL
 #define STRV_HOSTS(m)		(&(m))
 #define STRV_CIDRS(m)		(&(m))
@@ -64,7 +64,7 @@ ab_policy_strv(struct ab_policy *p, enum ab_key k)
 #define SRC_ABI SRC_OTHER
 #define SRC_NETWORK SRC_OTHER
 #define SRC_AUDIT SRC_OTHER
-#define SRC_PERSIST SRC_OTHER
+#define SRC_YESNO SRC_OTHER
 #define SRC_DURATION SRC_OTHER
 #define SRC_CIDRS SRC_OTHER
 #define SRC_NAMES SRC_OTHER
@@ -99,7 +99,7 @@ ab_policy_list(const struct ab_policy *p, size_t i)
 #define FREE_ABI(p, m)
 #define FREE_NETWORK(p, m)	free((p)->ports)
 #define FREE_AUDIT(p, m)
-#define FREE_PERSIST(p, m)
+#define FREE_YESNO(p, m)
 #define FREE_DURATION(p, m)
 #define FREE_HOSTS(p, m)	(ab_strv_free(&(p)->m), ab_strv_free(&(p)->m##_src))
 #define FREE_CIDRS(p, m)	ab_strv_free(&(p)->m)
@@ -137,8 +137,8 @@ static const char *const net_names[] = { AB_NETWORK_MODES(NAME_OF) };
 static const char *const net_suffixes[] = { AB_NETWORK_MODES(SUFFIX_OF) };
 static const char *const audit_names[] = { AB_AUDIT_MODES(NAME_OF) };
 static const char *const audit_suffixes[] = { AB_AUDIT_MODES(SUFFIX_OF) };
-static const char *const persist_names[] = { AB_PERSIST_MODES(NAME_OF) };
-static const char *const persist_suffixes[] = { AB_PERSIST_MODES(SUFFIX_OF) };
+static const char *const yesno_names[] = { AB_YESNO_MODES(NAME_OF) };
+static const char *const yesno_suffixes[] = { AB_YESNO_MODES(SUFFIX_OF) };
 #define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *
@@ -154,8 +154,8 @@ ab_kind_value(enum ab_key_kind k, unsigned int i, const char **suffix)
 	case AB_KIND_AUDIT:
 		names = audit_names, suffixes = audit_suffixes, n = NVALUES(audit_names);
 		break;
-	case AB_KIND_PERSIST:
-		names = persist_names, suffixes = persist_suffixes, n = NVALUES(persist_names);
+	case AB_KIND_YESNO:
+		names = yesno_names, suffixes = yesno_suffixes, n = NVALUES(yesno_names);
 		break;
 	default:
 		return NULL;
@@ -184,9 +184,9 @@ ab_audit_name(enum ab_audit_mode a)
 }
 
 const char *
-ab_persist_name(enum ab_persist p)
+ab_yesno_name(enum ab_yesno p)
 {
-	const char *s = ab_kind_value(AB_KIND_PERSIST, (unsigned int)p, NULL);
+	const char *s = ab_kind_value(AB_KIND_YESNO, (unsigned int)p, NULL);
 
 	return s != NULL ? s : "?";
 }
@@ -279,7 +279,7 @@ spell_duration(uint32_t secs, char **out)
 #define SPELL_ABI(p, m, out)		spell_int((p)->m, out)
 #define SPELL_NETWORK(p, m, out)	network_spelling(p, out)
 #define SPELL_AUDIT(p, m, out)		spell_str(ab_audit_name((p)->m), out)
-#define SPELL_PERSIST(p, m, out)	spell_str(ab_persist_name((p)->m), out)
+#define SPELL_YESNO(p, m, out)	spell_str(ab_yesno_name((p)->m), out)
 #define SPELL_DURATION(p, m, out)	spell_duration((p)->m, out)
 #define SPELL_HOSTS(p, m, out)		-EINVAL
 #define SPELL_CIDRS(p, m, out)		-EINVAL

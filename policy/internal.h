@@ -84,11 +84,14 @@ int	ab_diag_add(struct ab_diag *diag, const char *fmt, ...)
 	    "Refuse the session when the kernel's Landlock ABI is below N.") \
 	X(AUDIT, "audit", AUDIT, audit, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
 	    AB_ENUM_ARG(AB_AUDIT_MODES), "Whether a session must be on the audit record.") \
-	X(PERSIST, "persist", PERSIST, persist, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
-	    AB_ENUM_ARG(AB_PERSIST_MODES), \
+	X(PERSIST, "persist", YESNO, persist, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
+	    AB_ENUM_ARG(AB_YESNO_MODES), \
 	    "Whether the box outlives the login that built it; later logins join it.") \
 	X(LINGER, "linger", DURATION, linger, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
-	    "N[s|m|h|d]", "With persist = yes: how long a box with no login left lives on.")
+	    "N[s|m|h|d]", "With persist = yes: how long a box with no login left lives on.") \
+	X(LEARN, "learn", YESNO, learn, AB_SECT_POLICY, AB_MERGE_LAST, NULL, \
+	    AB_ENUM_ARG(AB_YESNO_MODES), \
+	    "Record reads, writes and hosts outside the policy instead of refusing them.")
 /* [hosts:NAME]: no member of struct ab_policy; "@NAME" expands to its hosts in place. */
 #define AB_SET_KEYS(X) \
 	X(SET_HOST, "host", SET, -, AB_SECT_HOSTS, AB_MERGE_APPEND, NULL, \
@@ -172,7 +175,7 @@ struct ab_strv *ab_policy_src(struct ab_policy *p, enum ab_key k);
 	X(AB_NET_PROXY, "proxy", "")
 #define AB_AUDIT_MODES(X) \
 	X(AB_AUDIT_REQUIRED, "required", "") X(AB_AUDIT_BEST_EFFORT, "best-effort", "")
-#define AB_PERSIST_MODES(X) X(AB_PERSIST_NO, "no", "") X(AB_PERSIST_YES, "yes", "")
+#define AB_YESNO_MODES(X) X(AB_NO, "no", "") X(AB_YES, "yes", "")
 /* "none | loopback | host | tcp:PORT[,PORT...]": a string constant, " | " cut off. */
 #define AB_ENUM_ALT(VALUE, NAME, SUFFIX) " | " NAME SUFFIX
 #define AB_ENUM_ARG(MODES) (&(MODES(AB_ENUM_ALT))[3])

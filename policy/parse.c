@@ -631,8 +631,8 @@ value_of(struct reader *rd, uint32_t key, const char *s, size_t n)
 		return network_value(rd, name, s);
 	case AB_KIND_AUDIT:
 		return enum_value(rd, name, AB_KIND_AUDIT, s);
-	case AB_KIND_PERSIST:
-		return enum_value(rd, name, AB_KIND_PERSIST, s);
+	case AB_KIND_YESNO:
+		return enum_value(rd, name, AB_KIND_YESNO, s);
 	case AB_KIND_DURATION:
 		if (ab_duration_parse(s, NULL) == 0)
 			return strdup(s);
@@ -926,14 +926,14 @@ set_audit(enum ab_audit_mode *a, const char *v)
 
 /* V was validated by enum_value(). */
 static int
-set_persist(enum ab_persist *p, const char *v)
+set_yesno(enum ab_yesno *p, const char *v)
 {
 	const char *name;
 	unsigned int m;
 
-	for (m = 0; (name = ab_kind_value(AB_KIND_PERSIST, m, NULL)) != NULL; m++)
+	for (m = 0; (name = ab_kind_value(AB_KIND_YESNO, m, NULL)) != NULL; m++)
 		if (strcmp(v, name) == 0)
-			*p = (enum ab_persist)m;
+			*p = (enum ab_yesno)m;
 	return 0;
 }
 
@@ -957,7 +957,7 @@ set_str(char **to, const char *v)
 #define APPLY_ABI(p, m, v)		((p)->m = (v)[0] - '0', 0)
 #define APPLY_NETWORK(p, m, v)		set_network(p, v)
 #define APPLY_AUDIT(p, m, v)		set_audit(&(p)->m, v)
-#define APPLY_PERSIST(p, m, v)		set_persist(&(p)->m, v)
+#define APPLY_YESNO(p, m, v)		set_yesno(&(p)->m, v)
 #define APPLY_DURATION(p, m, v)		ab_duration_parse(v, &(p)->m)	/* validated */
 #define APPLY_HOSTS(p, m, v)		0	/* expanded by ab_proxy_build() */
 #define APPLY_CIDRS(p, m, v)		ab_strv_push(&(p)->m, v)
@@ -996,7 +996,8 @@ build(const struct ab_pset *ps, const struct ab_proxy *px, const size_t *dflt, s
 	p->network = AB_NET_NONE;
 	p->landlock_min_abi = 1;
 	p->audit = AB_AUDIT_REQUIRED;
-	p->persist = AB_PERSIST_NO;
+	p->persist = AB_NO;
+	p->learn = AB_NO;
 	p->linger = AB_LINGER_DEFAULT;
 	if ((p->user = strdup(user)) == NULL || (p->shell = strdup("/bin/bash")) == NULL)
 		goto fail;

@@ -169,7 +169,7 @@ ob_creds(struct obuf *o, const struct ab_policy *p)
 #define PUT_ABI(o, name, p, m)		ob_num(o, name, (uint64_t)(p)->m)
 #define PUT_NETWORK(o, name, p, m)	ob_network(o, name, p)
 #define PUT_AUDIT(o, name, p, m)	ob_str(o, name, ab_audit_name((p)->m))
-#define PUT_PERSIST(o, name, p, m)	ob_str(o, name, ab_persist_name((p)->m))
+#define PUT_YESNO(o, name, p, m)	ob_str(o, name, ab_yesno_name((p)->m))
 #define PUT_DURATION(o, name, p, m)	ob_num(o, name, (uint64_t)(p)->m)
 #define PUT_HOSTS(o, name, p, m)	ob_rules(o, name, name "_src", &(p)->m, &(p)->m##_src)
 #define PUT_CIDRS(o, name, p, m)	ob_list(o, name, &(p)->m)
@@ -496,13 +496,13 @@ take_audit(struct cur *c, const char *key, enum ab_audit_mode *a)
 }
 
 static int
-take_persist(struct cur *c, const char *key, enum ab_persist *p)
+take_yesno(struct cur *c, const char *key, enum ab_yesno *p)
 {
 	int r, e;
 
-	if ((r = take_enum(c, key, AB_KIND_PERSIST, &e)) != 0)
+	if ((r = take_enum(c, key, AB_KIND_YESNO, &e)) != 0)
 		return r;
-	*p = (enum ab_persist)e;
+	*p = (enum ab_yesno)e;
 	return 0;
 }
 
@@ -647,7 +647,7 @@ proxy_ok(const struct ab_policy *p)
 #define TAKE_ABI(c, name, p, m)		take_abi(c, name, &(p)->m)
 #define TAKE_NETWORK(c, name, p, m)	take_network(c, name, p)
 #define TAKE_AUDIT(c, name, p, m)	take_audit(c, name, &(p)->m)
-#define TAKE_PERSIST(c, name, p, m)	take_persist(c, name, &(p)->m)
+#define TAKE_YESNO(c, name, p, m)	take_yesno(c, name, &(p)->m)
 #define TAKE_DURATION(c, name, p, m)	take_u32(c, name, AB_DURATION_MAX, &(p)->m)
 #define TAKE_HOSTS(c, name, p, m)	take_rules(c, name, name "_src", &(p)->m, &(p)->m##_src)
 #define TAKE_CIDRS(c, name, p, m)	take_list(c, name, cidr_ok, &(p)->m)

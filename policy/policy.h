@@ -38,9 +38,10 @@ enum ab_audit_mode {
 	AB_AUDIT_BEST_EFFORT,
 };
 
-enum ab_persist {
-	AB_PERSIST_NO = 0,	/* a box is one login: it ends at logout */
-	AB_PERSIST_YES,		/* the box outlives its login; later logins join it */
+/* persist, learn: a yes/no key. */
+enum ab_yesno {
+	AB_NO = 0,
+	AB_YES,
 };
 
 /* linger's default: a box with no login left lives on for a day. */
@@ -86,8 +87,11 @@ struct ab_policy {
 	struct ab_strv	 env_keep;	/* variable names the shell keeps */
 	int		 landlock_min_abi;	/* default 1 */
 	enum ab_audit_mode audit;	/* default required */
-	enum ab_persist	 persist;	/* default no */
+	enum ab_yesno	 persist;	/* default no */
 	uint32_t	 linger;	/* seconds; 0: until agentbox stop; default 1 day */
+	/* yes: Landlock leaves files alone, and agentbox-maskd and agentbox-netd record
+	 * what it and allow_host would have refused (masks and the rest still hold). */
+	enum ab_yesno	 learn;		/* default no */
 	/*
 	 * network = proxy only (any of them with another mode is a policy error).
 	 * allow_host and deny_host are "HOST[:PORT]" rules as netd/host.h parses them,
@@ -109,7 +113,7 @@ const char *ab_network_name(enum ab_network n);
 /* "required", "best-effort"; "?" if unknown. */
 const char *ab_audit_name(enum ab_audit_mode a);
 /* "no", "yes"; "?" if unknown. */
-const char *ab_persist_name(enum ab_persist p);
+const char *ab_yesno_name(enum ab_yesno p);
 /* A duration as linger takes it, "N" (seconds) or N followed by s, m, h or d, at most
  * 365 days, into seconds in *OUT (may be NULL: check only).  0 or -EINVAL. */
 int	ab_duration_parse(const char *s, uint32_t *out);
@@ -126,7 +130,7 @@ enum ab_key_kind {
 	AB_KIND_ABI,		/* one Landlock ABI version, 1 to 7 */
 	AB_KIND_NETWORK,	/* enum ab_network, with ports for tcp */
 	AB_KIND_AUDIT,		/* enum ab_audit_mode */
-	AB_KIND_PERSIST,	/* enum ab_persist */
+	AB_KIND_YESNO,	/* enum ab_yesno */
 	AB_KIND_DURATION,	/* seconds, written N[s|m|h|d] */
 	AB_KIND_HOSTS,		/* list of host rules HOST[:PORT] and @NAME host sets */
 	AB_KIND_CIDRS,		/* list of CIDRs */

@@ -203,7 +203,7 @@ test_merge(void)
 		ok(strcmp(alice->shell, "/bin/dash") == 0, "last scalar of a file wins");
 		ok(alice->landlock_min_abi == 1 && alice->audit == AB_AUDIT_REQUIRED,
 		    "defaults: landlock_min_abi 1, audit required");
-		ok(alice->persist == AB_PERSIST_NO && alice->linger == 86400,
+		ok(alice->persist == AB_NO && alice->linger == 86400,
 		    "defaults: persist no, linger 1 day");
 	}
 	ab_diag_free(&d);
@@ -1372,7 +1372,7 @@ test_persist(void)
 	put(root, "etc/agentbox/policy.d/a.conf", conf, -1);
 	free(conf);
 	r = ab_policy_load(root, "alice", &p, &d);
-	ok(r == 0 && p != NULL && p->persist == AB_PERSIST_YES && p->linger == 5400,
+	ok(r == 0 && p != NULL && p->persist == AB_YES && p->linger == 5400,
 	    "persist = yes, the user's linger over the defaults' (%d)", r);
 	for (k = 0; r == 0 && ab_policy_key(k) != NULL; k++)
 		if (strcmp(ab_policy_key(k)->name, "linger") == 0 &&
