@@ -46,6 +46,7 @@ landlock_min_abi 1
 audit required
 persist no
 linger 86400
+learn no
 project /tmp
 end
 PLAN
