@@ -476,6 +476,12 @@ check_user(const char *user)
 		    diag.n ? ": " : "", diag.n ? diag.msg[0] : "");
 	} else {
 		report(OK, NULL, "user %s: policy compiles (%zu projects)", user, pol->project.n);
+		/* A learning user's box allows what it records: never quietly. */
+		if (pol->learn == AB_YES)
+			report(WARN, "agentbox-audit suggest --user USER, then remove learn = yes",
+			    "user %s: learning: files outside read/write%s allowed and recorded, "
+			    "not refused", user, pol->network == AB_NET_PROXY ?
+			    " and hosts outside allow_host" : "");
 		for (i = 0; i < pol->project.n; i++) {
 			r = adm_acl_check(pol->project.v[i], pw->pw_uid);
 			if (r == 1)

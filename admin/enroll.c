@@ -208,7 +208,8 @@ canonical_project(const char *arg)
 }
 
 static char *
-policy_text(const char *user, const struct ab_strv *projects, const char *network)
+policy_text(const char *user, const struct ab_strv *projects, const char *network,
+    int learn)
 {
 	char *text = NULL;
 	size_t len = 0, i;
@@ -222,6 +223,9 @@ policy_text(const char *user, const struct ab_strv *projects, const char *networ
 		fprintf(f, "project = %s\n", projects->v[i]);
 	if (network != NULL)
 		fprintf(f, "network = %s\n", network);
+	if (learn)
+		fprintf(f, "# Learning: remove this line once agentbox-audit suggest's lines "
+		    "are in.\nlearn = yes\n");
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -490,7 +494,8 @@ static void
 usage_enroll(FILE *f)
 {
 	fprintf(f, "usage: agentbox enroll USER --project DIR [--project DIR ...] "
-	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--dry-run] [--quiet]\n");
+	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--learn] [--dry-run] "
+	    "[--quiet]\n");
 }
 
 /* Enroll stops at the first failed step (rerunning it repairs the rest), naming the
@@ -508,6 +513,7 @@ cmd_enroll(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "project", required_argument, NULL, 'p' },
 		{ "network", required_argument, NULL, 'n' },
+		{ "learn", no_argument, NULL, 'l' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -521,15 +527,16 @@ cmd_enroll(int argc, char **argv)
 	struct passwd *pw;
 	char *home = NULL;	/* the account's: its masks reach into projects inside it */
 	size_t i;
-	int c, r, created;
+	int c, r, created, learn = 0;
 
-	while ((c = getopt_long(argc, argv, "p:n:Nqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:lNqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (ab_strv_push(&args, optarg) != 0)
 				die("out of memory");
 			break;
 		case 'n': network = optarg; break;
+		case 'l': learn = 1; break;
 		case 'N': adm_dry_run = 1; break;
 		case 'q': adm_quiet = 1; break;
 		case 'h': usage_enroll(stdout); return 0;
@@ -566,10 +573,18 @@ cmd_enroll(int argc, char **argv)
 		adm_warn("network = proxy reaches no host until allow_host lines are added to "
 		    AB_POLICY_DIR "/%s.conf (agentbox.conf(5); @NAME names a shipped host set)",
 		    user);
+	/* Learning is a weaker box: say what it is, every time. */
+	if (learn)
+		adm_warn("%s learns: files outside its read and write sets%s are allowed and "
+		    "recorded, not refused, until learn = yes is removed from "
+		    AB_POLICY_DIR "/%s.conf (agentbox-audit suggest --user %s writes the "
+		    "lines it needs)", user, network != NULL && strcmp(network,
+		    ab_network_name(AB_NET_PROXY)) == 0 ? ", and hosts outside allow_host," : "",
+		    user, user);
 
 	/* 2. The policy set must compile with this user in it, or nothing changes. */
 	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);
-	if ((text = policy_text(user, &projects, network)) == NULL)
+	if ((text = policy_text(user, &projects, network, learn)) == NULL)
 		die("out of memory");
 	pol = validate(user, text, ppath);
 	state_path(user, spath, sizeof(spath));

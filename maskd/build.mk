@@ -8,7 +8,7 @@ $(call objs-in,maskd): CPPFLAGS_DIR = -Imaskd
 
 $(MASKD_LIB): $(MASKD_SRCS:%.c=$(B)/%.o)
 $(MASKD_BIN): $(B)/maskd/main.o $(B)/maskd/daemon.o $(MASKD_LIB) $(PLAN_LIB) $(UTIL_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -laudit
 
 ALL += $(MASKD_LIB) $(MASKD_BIN)
 

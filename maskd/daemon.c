@@ -109,6 +109,9 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	struct ab_maskd_decider *d;
 	struct ab_maskd *e;
 	struct ab_maskd_stats st;
+	struct ab_learn *l = NULL;
+	struct ab_learn_stats ls = { 0 };
+	size_t nmounts = nfds - AB_MASKD_FD_MOUNT - (m->learn ? 1 : 0);
 	int parentfd, r;
 
 	prctl(PR_SET_NAME, "maskd-reader", 0, 0, 0);
@@ -127,7 +130,8 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	}
 	if ((r = ab_maskd_decider_new(&m->patterns, m->home, &m->projects, &d)) != 0 ||
 	    (r = ab_maskd_adopt(d, opts->history_max, fds[AB_MASKD_FD_PERM],
-	    fds[AB_MASKD_FD_TRACK], fds + AB_MASKD_FD_MOUNT, nfds - AB_MASKD_FD_MOUNT, &e)) != 0 ||
+	    fds[AB_MASKD_FD_TRACK], fds + AB_MASKD_FD_MOUNT, nmounts, &e)) != 0 ||
+	    (m->learn && (r = ab_learn_new(fds[nfds - 1], m->ses, m->uid, m, &l)) != 0) ||
 	    (r = ab_maskd_watch(e, fds[AB_MASKD_FD_PID1])) != 0 ||
 	    (r = ab_maskd_watch(e, parentfd)) != 0) {
 		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,
@@ -135,13 +139,19 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
 		_exit(1);
 	}
+	if (l != NULL)
+		ab_maskd_learn(e, l);
 	r = ab_maskd_run(e);
 	ab_maskd_stats(e, &st);
+	if (l != NULL)
+		ab_learn_stats(l, &ls);
 	if (r == fds[AB_MASKD_FD_PID1]) {
 		say(LOG_INFO, "ses %u ended (allowed %llu, denied %llu, cached %llu, tracked "
-		    "%llu, creating opens %llu)", m->ses, (unsigned long long)st.allowed,
-		    (unsigned long long)st.denied, (unsigned long long)st.cached,
-		    (unsigned long long)st.tracked, (unsigned long long)st.created);
+		    "%llu, creating opens %llu, learning events %llu, recorded %llu)", m->ses,
+		    (unsigned long long)st.allowed, (unsigned long long)st.denied,
+		    (unsigned long long)st.cached, (unsigned long long)st.tracked,
+		    (unsigned long long)st.created, (unsigned long long)ls.events,
+		    (unsigned long long)ls.recorded);
 		_exit(0);
 	}
 	if (r == parentfd)
@@ -258,7 +268,8 @@ take_session(int listen_fd, int conn)
 		return;
 	}
 	memset(&m, 0, sizeof(m));
-	if (nfds < AB_MASKD_FD_MOUNT + 1 || (r = ab_maskd_open_parse(buf, (size_t)len, &m)) != 0) {
+	if (nfds < AB_MASKD_FD_MOUNT + 1 || (r = ab_maskd_open_parse(buf, (size_t)len, &m)) != 0 ||
+	    (m.learn && nfds < AB_MASKD_FD_MOUNT + 2)) {
 		close_fds(fds, nfds);
 		ab_maskd_open_free(&m);
 		reply(conn, "refused malformed hand-off (%zu fds)", nfds);

@@ -61,6 +61,7 @@ struct ab_maskd {
 	size_t				 nm;
 	pid_t				 self;
 	int				 track_err;	/* a drain between answers failed */
+	struct ab_learn			*learn;		/* a learning session's recorder */
 	int				 watch[AB_MASKD_WATCH_MAX];
 	size_t				 nwatch;
 	struct ab_maskd_stats		 st;
@@ -171,6 +172,12 @@ ab_maskd_watch(struct ab_maskd *e, int fd)
 		return -E2BIG;
 	e->watch[e->nwatch++] = fd;
 	return 0;
+}
+
+void
+ab_maskd_learn(struct ab_maskd *e, struct ab_learn *l)
+{
+	e->learn = l;
 }
 
 int
@@ -463,7 +470,7 @@ watched(const struct pollfd *p, size_t n)
 {
 	size_t i;
 
-	for (i = 2; i < n; i++)
+	for (i = 3; i < n; i++)
 		if (p[i].revents != 0)
 			return p[i].fd;
 	return -1;
@@ -472,8 +479,8 @@ watched(const struct pollfd *p, size_t n)
 int
 ab_maskd_run(struct ab_maskd *e)
 {
-	struct pollfd p[2 + AB_MASKD_WATCH_MAX];
-	size_t i, np = 2 + e->nwatch;
+	struct pollfd p[3 + AB_MASKD_WATCH_MAX];
+	size_t i, np = 3 + e->nwatch;
 	int err = 0, w;
 	ssize_t n;
 
@@ -481,8 +488,11 @@ ab_maskd_run(struct ab_maskd *e)
 	/* The tracking group is drained as it fills too, not only before an answer: a
 	 * session that opens nothing for hours must not leave the host's creates queued. */
 	p[1] = (struct pollfd){ .fd = e->track, .events = POLLIN };
+	/* A learning session's notifications: read between answers, never before one. */
+	p[2] = (struct pollfd){ .fd = e->learn != NULL ? ab_learn_fd(e->learn) : -1,
+	    .events = POLLIN };
 	for (i = 0; i < e->nwatch; i++)
-		p[2 + i] = (struct pollfd){ .fd = e->watch[i], .events = POLLIN };
+		p[3 + i] = (struct pollfd){ .fd = e->watch[i], .events = POLLIN };
 	while (err == 0) {
 		if (poll(p, np, -1) == -1) {
 			if (errno != EINTR)
@@ -505,6 +515,10 @@ ab_maskd_run(struct ab_maskd *e)
 		if (p[1].revents != 0 && e->track_err == 0 &&
 		    (e->track_err = drain(e)) != 0)
 			p[1].fd = -1;	/* no longer read: polling it would spin */
+		/* A recorder that stopped wrote its lost record; the masks go on. */
+		if (p[2].revents != 0 && (ab_learn_drain(e->learn) != 0 ||
+		    ab_learn_fd(e->learn) == -1))
+			p[2].fd = -1;
 		if (err == 0 && (w = watched(p, np)) >= 0)
 			return w;
 	}

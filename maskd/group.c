@@ -83,3 +83,45 @@ ab_maskd_group_cache(int perm, int fd)
 		return -errno;
 	return 0;
 }
+
+/*
+ * The learning group of a learn = yes session (maskd/learn.c): notifications only, so
+ * no open ever waits for it.  NONBLOCK: the reader drains it between answers.
+ * UNLIMITED_QUEUE: an overflow would make the session's learning record incomplete
+ * (it is then said so: agentbox-learn-lost); the evictable ignore marks below keep the
+ * queue to one event per inode and access.
+ */
+#define LEARN_EVENTS	(FAN_OPEN | FAN_OPEN_EXEC | FAN_CLOSE_WRITE)
+
+int
+ab_maskd_group_learn(int *out)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+	    FAN_UNLIMITED_QUEUE, O_RDONLY | O_LARGEFILE | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd == -1)
+		return -errno;
+	*out = fd;
+	return 0;
+}
+
+int
+ab_maskd_group_mark_learn(int learn, int fd)
+{
+	if (fanotify_mark(learn, FAN_MARK_ADD | FAN_MARK_MOUNT, LEARN_EVENTS | FAN_ONDIR, fd,
+	    NULL) == -1)
+		return -errno;
+	return 0;
+}
+
+int
+ab_maskd_group_learn_seen(int learn, int fd, uint64_t mask)
+{
+	/* EVICTABLE: must not pin inodes.  SURV_MODIFY: a log written a thousand times is
+	 * one write to learn.  ONDIR: a directory's ignore mark must say so to apply. */
+	mask &= LEARN_EVENTS | FAN_ONDIR;
+	if (fanotify_mark(learn, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_EVICTABLE,
+	    mask, fd, NULL) == -1)
+		return -errno;
+	return 0;
+}

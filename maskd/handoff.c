@@ -26,6 +26,21 @@ put(char *buf, size_t len, size_t *off, const char *key, const char *val)
 	return 0;
 }
 
+static int
+put_paths(char *buf, size_t len, size_t *off, const char *key, const struct ab_strv *v)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < v->n; i++) {
+		if (v->v[i][0] != '/')
+			return -EINVAL;
+		if ((r = put(buf, len, off, key, v->v[i])) != 0)
+			return r;
+	}
+	return 0;
+}
+
 int
 ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len, size_t *out)
 {
@@ -51,6 +66,10 @@ ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len, size_
 	for (i = 0; i < m->patterns.n; i++)
 		if ((r = put(buf, len, &off, "pattern", m->patterns.v[i])) != 0)
 			return r;
+	if (m->learn && ((r = put(buf, len, &off, "learn", "1")) != 0 ||
+	    (r = put_paths(buf, len, &off, "read", &m->reads)) != 0 ||
+	    (r = put_paths(buf, len, &off, "write", &m->writes)) != 0))
+		return r;
 	*out = off;
 	return 0;
 }
@@ -61,6 +80,8 @@ ab_maskd_open_free(struct ab_maskd_open *m)
 	free(m->home);
 	ab_strv_free(&m->projects);
 	ab_strv_free(&m->patterns);
+	ab_strv_free(&m->reads);
+	ab_strv_free(&m->writes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -84,7 +105,7 @@ u32(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* One "KEY VALUE" line into M; SEEN: bit 0 version, 1 ses, 2 uid. */
+/* One "KEY VALUE" line into M; SEEN: bit 0 version, 1 ses, 2 uid, 3 learn. */
 static int
 line(char *l, struct ab_maskd_open *m, unsigned *seen)
 {
@@ -116,6 +137,21 @@ line(char *l, struct ab_maskd_open *m, unsigned *seen)
 		return val[0] != '/' ? -EINVAL : ab_strv_push(&m->projects, val);
 	if (strcmp(l, "pattern") == 0)
 		return ab_pattern_valid(val, &why) != 0 ? -EINVAL : ab_strv_push(&m->patterns, val);
+	if (strcmp(l, "learn") == 0) {
+		if ((*seen & 8) || strcmp(val, "1") != 0)
+			return -EPROTO;
+		*seen |= 8;
+		m->learn = 1;
+		return 0;
+	}
+	/* The policy's read and write sets, which only a learning session's recorder asks. */
+	if (strcmp(l, "read") == 0 || strcmp(l, "write") == 0) {
+		if (!(*seen & 8))
+			return -EPROTO;
+		if (val[0] != '/')
+			return -EINVAL;
+		return ab_strv_push(l[0] == 'r' ? &m->reads : &m->writes, val);
+	}
 	return -EPROTO;
 }
 
@@ -140,7 +176,8 @@ ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m)
 		r = line(l, m, &seen);
 	}
 	free(copy);
-	if (r == 0 && (seen != 7 || m->patterns.n == 0))
+	/* A session with nothing to mask is handed over only to learn. */
+	if (r == 0 && ((seen & 7) != 7 || (m->patterns.n == 0 && !m->learn)))
 		r = -EPROTO;
 	return r;
 }

@@ -5,11 +5,13 @@
  * message from the module, one reply from the daemon, then the module hangs up.
  *
  * The message is text, one "KEY VALUE" per line: "maskd 1", "ses N", "uid N", then
- * "home PATH" (at most once), "project PATH" and "pattern PAT" lines; with SCM_RIGHTS,
- * in the order of enum ab_maskd_fd: the pidfd of the session's pid 1, the permission
- * group, the tracking group, then one directory fd per filesystem the session's marked
- * mounts are on (for open_by_handle_at).  The marks are in place when it is sent: every
- * open through the session's mounts already waits for the daemon.
+ * "home PATH" (at most once), "project PATH" and "pattern PAT" lines, and for a learning
+ * session (policy learn = yes) "learn 1" followed by the policy's "read PATH" and "write
+ * PATH" lines; with SCM_RIGHTS, in the order of enum ab_maskd_fd: the pidfd of the
+ * session's pid 1, the permission group, the tracking group, then one directory fd per
+ * filesystem the session's marked mounts are on (for open_by_handle_at), and last, for
+ * a learning session, the learning group (maskd/learn.c).  The marks are in place when
+ * it is sent: every open through the session's mounts already waits for the daemon.
  * The reply: "ok", or "refused WHY".
  */
 #ifndef AB_MASKD_HANDOFF_H
@@ -32,12 +34,14 @@ enum ab_maskd_fd {
 	AB_MASKD_FD_TRACK,	/* FAN_CLASS_NOTIF group, filesystem marks */
 	AB_MASKD_FD_MOUNT,	/* first of 1..AB_MASKD_FS_MAX directory fds */
 };
-#define AB_MASKD_NFDS_MAX	(AB_MASKD_FD_MOUNT + AB_MASKD_FS_MAX)
+#define AB_MASKD_NFDS_MAX	(AB_MASKD_FD_MOUNT + AB_MASKD_FS_MAX + 1)	/* + learning */
 
 struct ab_maskd_open {
 	uint32_t	ses, uid;
 	char		*home;			/* NULL: none */
 	struct ab_strv	projects, patterns;
+	int		learn;			/* "learn 1": the last fd is the learning group */
+	struct ab_strv	reads, writes;		/* learning only: the policy's read, write */
 };
 
 /*
@@ -49,7 +53,7 @@ int	ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len,
 /*
  * Parse BUF[0..LEN) into M (zeroed first; free with ab_maskd_open_free even on error).
  * Every line must be known, "maskd 1" first, ses and uid once each, trees absolute and
- * at least one pattern; each pattern must be valid (ab_pattern_valid).  0, -EPROTO
+ * at least one pattern unless "learn 1" (at most once, before any read or write line); each pattern must be valid (ab_pattern_valid).  0, -EPROTO
  * (malformed), -EINVAL (a bad tree or pattern), -ENOMEM.
  */
 int	ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m);

@@ -21,6 +21,8 @@
 #include "abutil.h"
 #include "policy.h"
 
+struct ab_learn;		/* learn.c */
+
 /* ---- group.c ---- */
 
 /*
@@ -53,6 +55,15 @@ int	ab_maskd_group_mark_fs(int track, int fd);
  * regular files the enforcer allowed and that are not in the history.  0 or -errno.
  */
 int	ab_maskd_group_cache(int perm, int fd);
+/*
+ * A learning session's group (learn.c): FAN_CLASS_NOTIF, fd events, non-blocking.
+ * _mark_learn: a mount mark for FAN_OPEN, FAN_OPEN_EXEC, FAN_CLOSE_WRITE on files and
+ * directories, on the mount of FD.  _learn_seen: an evictable inode ignore mark on the
+ * file of event fd FD for the events in MASK, so the next open of it is not queued.
+ */
+int	ab_maskd_group_learn(int *out);
+int	ab_maskd_group_mark_learn(int learn, int fd);
+int	ab_maskd_group_learn_seen(int learn, int fd, uint64_t mask);
 
 /* ---- decide.c ---- */
 
@@ -175,6 +186,8 @@ int	ab_maskd_adopt(const struct ab_maskd_decider *d, size_t history_max, int per
  */
 #define AB_MASKD_WATCH_MAX	2
 int	ab_maskd_watch(struct ab_maskd *e, int fd);
+/* A learning session: poll L's group beside the permission group (L stays the caller's). */
+void	ab_maskd_learn(struct ab_maskd *e, struct ab_learn *l);
 /* Deny every event queued now (failing closed while the session is being ended). */
 int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
@@ -192,5 +205,24 @@ struct ab_maskd_stats {
 	uint64_t	allowed, denied, cached, tracked, created;
 };
 void	ab_maskd_stats(const struct ab_maskd *e, struct ab_maskd_stats *out);
+
+
+/* ---- learn.c ---- */
+
+struct ab_maskd_open;
+struct ab_learn_stats {
+	uint64_t	events;		/* notification events read */
+	uint64_t	recorded;	/* agentbox-learn records written */
+};
+/* The recorder of a learning session on GROUP (ab_maskd_group_learn), for session SES
+ * of UID, with M's trees, read and write sets (M must outlive it).  0 or -errno. */
+int	ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_maskd_open *m,
+	    struct ab_learn **out);
+void	ab_learn_free(struct ab_learn *l);
+/* The fd to poll, or -1 once the recorder has stopped (its lost record written). */
+int	ab_learn_fd(const struct ab_learn *l);
+/* Read and record one buffer of queued events.  0, or -errno once it stopped on a read error. */
+int	ab_learn_drain(struct ab_learn *l);
+void	ab_learn_stats(const struct ab_learn *l, struct ab_learn_stats *out);
 
 #endif /* AB_MASKD_H */

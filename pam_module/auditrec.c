@@ -128,11 +128,12 @@ ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const ch
 	rh = nv("rhost", rhost);
 	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
-		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s %s%s%s%s",
+		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s %s%s%s%s%s",
 		    s->ses, u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
 		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no", lost,
 		    s->box_id[0] ? " box=" : "", s->box_id,
-		    s->box_id[0] ? (s->joined ? " box_op=join" : " box_op=build") : "");
+		    s->box_id[0] ? (s->joined ? " box_op=join" : " box_op=build") : "",
+		    s->pol->learn == AB_YES ? " learn=yes" : "");
 	free(u);
 	free(sv);
 	free(t);

@@ -92,8 +92,8 @@ has_dev(const dev_t *v, size_t n, dev_t d)
  * session keeps the login-time masks only, and the auth log says so (README,
  * Limitations); refusing it would refuse every login on such a host.
  */
-int
-ab_livemask_unmarkable(struct ab_sess *s)
+static int
+unmarkable(struct ab_sess *s)
 {
 	struct statfs sf;
 	size_t i;
@@ -262,6 +262,67 @@ collect_mounts(struct ab_sess *s, struct marks *mk)
 	return 0;
 }
 
+/*
+ * Mounts a learning session leaves unwatched: procfs and /dev are the session's own
+ * (granted whole but for device nodes the world does not show), and re-opening a
+ * device for an event (fanotify opens each event's file for us) can do things: a
+ * fresh pty per /dev/ptmx.
+ */
+static int
+learn_skips(const char *path)
+{
+	static const char *const own[] = { "/proc", "/dev" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		n = strlen(own[i]);
+		if (strncmp(path, own[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A learning session (policy learn = yes): a mount mark of the learning group on every
+ * other mount of the namespace, so the recorder sees each open Landlock would have been
+ * asked about (maskd/learn.c).  A mount fanotify refuses (a pseudo filesystem) is left
+ * out.  Done before the permission marks: the opens here must not wait for a reader.
+ */
+static int
+mark_learn(struct ab_sess *s, int learn)
+{
+	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
+	dev_t dev;
+	int fd, i, r, marked = 0;
+
+	if ((r = read_mountinfo(s, &info)) != 0)
+		return r;
+	for (line = strtok_r(info, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		fsave = NULL;
+		for (i = 0; i < 5; i++)
+			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
+				break;
+		if (i < 5)
+			continue;
+		unescape(f[4]);
+		if (learn_skips(f[4]) || (fd = open_mount(s, f[4], &dev)) < 0)
+			continue;
+		r = ab_maskd_group_mark_learn(learn, fd);
+		close(fd);
+		if (r == 0)
+			marked++;
+		else if (r != -EINVAL && r != -EOPNOTSUPP && r != -ENODEV && r != -EXDEV) {
+			free(info);
+			return ab_sess_fail(s, r, WHO ": mark a mount to learn from: %s",
+			    strerror(-r));
+		}
+	}
+	free(info);
+	if (marked == 0)
+		return ab_sess_fail(s, -ENOENT, WHO ": no mount to learn from");
+	return 0;
+}
+
 /* Mark them all: each mount on PERM, each filesystem once on TRACK. */
 static int
 mark_all(struct ab_sess *s, struct marks *mk, int *fsfd, size_t *nfs)
@@ -292,7 +353,8 @@ send_open(struct ab_sess *s, const int *fds, size_t nfds)
 		struct cmsghdr align;
 	} ctl;
 	struct ab_maskd_open m = { .ses = s->ses, .uid = (uint32_t)s->uid,
-	    .home = (char *)s->home, .projects = s->pol->project, .patterns = s->pol->mask };
+	    .home = (char *)s->home, .projects = s->pol->project, .patterns = s->pol->mask,
+	    .learn = s->pol->learn == AB_YES, .reads = s->pol->read, .writes = s->pol->write };
 	static char msg[AB_MASKD_MSG_MAX];
 	struct iovec iov;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
@@ -337,27 +399,34 @@ await_ok(struct ab_sess *s)
 	return ab_sess_fail(s, -EPROTO, WHO " sent a malformed reply");
 }
 
-int
-ab_livemask_handoff(struct ab_sess *s)
+static int
+handoff(struct ab_sess *s)
 {
 	struct marks mk = { .n = 0, .ndev = 0, .perm = -1, .track = -1 };
-	int fds[AB_MASKD_NFDS_MAX], fsfd[AB_MASKD_FS_MAX];
-	size_t i, nfs = 0;
+	int fds[AB_MASKD_NFDS_MAX], fsfd[AB_MASKD_FS_MAX], learn = -1;
+	size_t i, nfs = 0, nfds;
 	int r;
 
 	if (s->maskd_fd == -1)
 		return ab_sess_fail(s, -ENOTCONN, WHO ": not connected");
-	if ((r = ab_maskd_group_perm(&mk.perm)) != 0 || (r = ab_maskd_group_track(&mk.track)) != 0)
+	if ((r = ab_maskd_group_perm(&mk.perm)) != 0 || (r = ab_maskd_group_track(&mk.track)) != 0 ||
+	    (s->pol->learn == AB_YES && (r = ab_maskd_group_learn(&learn)) != 0))
 		r = ab_sess_fail(s, r, WHO ": fanotify_init: %s", strerror(-r));
-	else if ((r = tree_devs(s, &mk)) == 0 && (r = collect_mounts(s, &mk)) == 0 &&
+	else if ((learn == -1 || (r = mark_learn(s, learn)) == 0) &&
+	    (r = tree_devs(s, &mk)) == 0 && (r = collect_mounts(s, &mk)) == 0 &&
 	    (r = mark_all(s, &mk, fsfd, &nfs)) == 0) {
 		fds[AB_MASKD_FD_PID1] = s->init_pidfd;
 		fds[AB_MASKD_FD_PERM] = mk.perm;
 		fds[AB_MASKD_FD_TRACK] = mk.track;
 		memcpy(fds + AB_MASKD_FD_MOUNT, fsfd, nfs * sizeof(int));
-		if ((r = send_open(s, fds, AB_MASKD_FD_MOUNT + nfs)) == 0)
+		nfds = AB_MASKD_FD_MOUNT + nfs;
+		if (learn != -1)
+			fds[nfds++] = learn;	/* last, as handoff.h says */
+		if ((r = send_open(s, fds, nfds)) == 0)
 			r = await_ok(s);
 	}
+	if (learn != -1)
+		close(learn);
 	/* The daemon holds its own copies now, or the session is refused (and killed). */
 	for (i = 0; i < mk.n; i++)
 		close(mk.fd[i]);
@@ -368,4 +437,23 @@ ab_livemask_handoff(struct ab_sess *s)
 	close(s->maskd_fd);
 	s->maskd_fd = -1;
 	return r;
+}
+
+int
+ab_livemask_handoff(struct ab_sess *s)
+{
+	int learn = s->pol->learn == AB_YES;
+
+	if (s->pol->mask.n == 0 && !learn)
+		return 0;	/* nothing to decide, nothing to record */
+	if (s->ephemeral || unmarkable(s)) {
+		/* Masks fall back on the login-time ones; a learning session has no such
+		 * fallback: unrecorded, it would be a session without Landlock's files. */
+		if (learn)
+			return ab_sess_fail(s, -EOPNOTSUPP, WHO ": a learning session needs its "
+			    "trees marked, and fanotify cannot mark overlayfs (agentbox run "
+			    "--ephemeral, a container's root)");
+		return 0;
+	}
+	return handoff(s);
 }

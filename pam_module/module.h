@@ -81,10 +81,11 @@ int	ab_netd_handoff(struct ab_sess *s);
  * ab_livemask_handoff, DESIGN step 7: both fanotify groups made here, every mount of
  * this namespace on a tree's filesystem marked, the groups and the pidfd of pid 1 sent,
  * the daemon's "ok" within AB_MASKD_TIMEOUT_MS; our copies closed whatever it says.
+ * A learning session's group too, marked on every mount.  Nothing to do without a mask
+ * or learn; trees on overlayfs keep the login-time masks, and refuse a learning login.
  */
 int	ab_livemask_connect(struct ab_sess *s);
 int	ab_livemask_handoff(struct ab_sess *s);
-int	ab_livemask_unmarkable(struct ab_sess *s);
 
 /* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */
 int	ab_world_build(struct ab_sess *s);

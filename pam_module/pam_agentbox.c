@@ -498,11 +498,11 @@ build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
 		return r;
 	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
 	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd.
-	 * Not for trees on overlayfs (agentbox run --ephemeral, a container's root):
-	 * fanotify cannot mark them, and those sessions keep the login-time masks only;
-	 * see ab_livemask_unmarkable and README, Limitations. */
-	if ((r = timed(clk, STEP_MASKD, s->pol->mask.n != 0 && !s->ephemeral &&
-	    !ab_livemask_unmarkable(s) ? ab_livemask_handoff(s) : 0)) != 0)
+	 * A learning session's recorder is agentbox-maskd's too.  Not for trees on
+	 * overlayfs (agentbox run --ephemeral, a container's root): fanotify cannot mark
+	 * them, and those sessions keep the login-time masks only, or are refused when
+	 * learning; see ab_livemask_handoff and README, Limitations. */
+	if ((r = timed(clk, STEP_MASKD, ab_livemask_handoff(s))) != 0)
 		goto kill;
 	if ((r = timed(clk, STEP_NETD, s->pol->network == AB_NET_PROXY ?
 	    ab_netd_handoff(s) : 0)) != 0)
@@ -609,8 +609,8 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	if (pol->network == AB_NET_PROXY && (r = ab_netd_connect(&s)) != 0)
 		goto refuse;
 	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
-	 * mask has nothing for it to decide. */
-	if (pol->mask.n != 0 && (r = ab_livemask_connect(&s)) != 0)
+	 * mask has nothing for it to decide, unless it learns. */
+	if ((pol->mask.n != 0 || pol->learn == AB_YES) && (r = ab_livemask_connect(&s)) != 0)
 		goto refuse;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		strcpy(cwd, "/");

@@ -8,7 +8,7 @@
 # Both use lib/'s $(UTIL_LIB): link it after them.
 # Unit tests link sanitized copies ($(B)/san/...) so ASan/UBSan see inside the library.
 
-POLICY_PLAN_SRCS := policy/compiled.c policy/digest_hex.c \
+POLICY_PLAN_SRCS := policy/compiled.c policy/digest_hex.c policy/grants.c \
                     policy/pattern.c policy/prefilter.c policy/maskset.c policy/plan.c
 POLICY_SRCS      := $(sort $(wildcard policy/*.c))
 POLICY_NETD_SRCS := netd/host.c netd/addr.c

@@ -359,6 +359,31 @@ struct ab_plan {
 	uint32_t	 protects;	/* how many read-only protect mounts */
 };
 
+/*
+ * grants.c: what a box may touch on the filesystem, the one list agentbox-shell's
+ * Landlock ruleset and a learning session's recorder (agentbox-maskd) both ask.  Rights
+ * are abstract; shell/landlock.c maps each to Landlock's access bits.
+ */
+#define AB_FS_READ	0x01u	/* read a file */
+#define AB_FS_LIST	0x02u	/* read a directory */
+#define AB_FS_EXEC	0x04u	/* execute a file */
+#define AB_FS_WRITE	0x08u	/* write a file */
+#define AB_FS_IOCTL	0x10u	/* a device's ioctls */
+#define AB_FS_TREE	0x20u	/* make, remove, rename, link, truncate: a build tree's rest */
+
+struct ab_fs_sets {
+	const struct ab_strv	*read, *write, *project;
+	const char		*home;		/* NULL: none */
+	uid_t			 uid;		/* for /run/user/UID */
+};
+
+/* FN(CTX, PATH, RIGHTS) for each grant, in a fixed order; stops at FN's first non-zero. */
+typedef int (*ab_fs_grant_fn)(void *ctx, const char *path, unsigned int rights);
+int	ab_fs_grants(const struct ab_fs_sets *s, ab_fs_grant_fn fn, void *ctx);
+/* The rights the grants give at PATH (absolute, resolved): the union of those on or
+ * above it, by whole path components, as Landlock unions the rules on the way down. */
+unsigned int	ab_fs_rights_at(const struct ab_fs_sets *s, const char *path);
+
 /* Serialise PLAN; *buf is malloc'd and NUL-terminated, *len excludes the NUL. */
 int	ab_plan_serialize(const struct ab_plan *plan, char **buf, size_t *len);
 

@@ -16,20 +16,9 @@
 #include "landlock_compat.h"
 #include "shell.h"
 
-/* Read, list, execute. */
-#define FS_READ		(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
-			 LANDLOCK_ACCESS_FS_READ_DIR)
-/* Everything a build tree needs on top; not MAKE_CHAR/MAKE_BLOCK (device nodes). */
-#define FS_WRITE	(FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-			 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
-			 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
-			 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
-			 LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER | \
-			 LANDLOCK_ACCESS_FS_TRUNCATE)
-/* A device read and written, never listed or executed. */
-#define FS_DEV_RW	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE)
 /* A terminal: read, write and its ioctls (TIOCSTI/TIOCLINUX are seccomp's job). */
-#define FS_TTY		(FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define FS_TTY		(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+			 LANDLOCK_ACCESS_FS_IOCTL_DEV)
 /* The rights that apply to a non-directory (landlock.h ACCESS_FILE). */
 #define FS_FILE_RIGHTS	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
 			 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
@@ -54,36 +43,23 @@ static const struct ll_row {
 };
 #define LL_NEWEST	7
 
-/*
- * Devices of the world's minimal /dev and what the session may do with each.  The memory
- * devices get their ioctls too: stdio asks isatty() (TCGETS) of every stream, so without
- * it each `cmd >/dev/null` in the session was an audited fs.ioctl_dev denial, noise that
- * buries real ones in the review.  null, zero and full have no ioctl at all (ENOTTY);
- * random's only ioctl without CAP_SYS_ADMIN reads the entropy count.
- */
+/* policy/grants.c's abstract rights, as Landlock's access bits. */
 static const struct {
-	const char *path;
-	uint64_t    access;
-} ll_devices[] = {
-	{ "/dev/null", FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV },
-	{ "/dev/zero", FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV },
-	{ "/dev/full", FS_DEV_RW | LANDLOCK_ACCESS_FS_IOCTL_DEV },
-	{ "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
-	{ "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
-	{ "/dev/tty", FS_TTY },		/* the controlling terminal, whatever it is */
-	{ "/dev/ptmx", FS_TTY },	/* new ptys for tmux, script, expect ... */
-	/* The session's own devpts instance (PAM mounts it newinstance): its ptys only. */
-	{ "/dev/pts", FS_TTY | LANDLOCK_ACCESS_FS_READ_DIR },
-	{ "/dev", LANDLOCK_ACCESS_FS_READ_DIR },	/* ls /dev; /dev/fd links */
-	/* The session plan: a login nested inside the box (tmux pane running the passwd
-	 * shell, agentbox-shell -c) verifies its world from it like the first one did. */
-	{ AB_RUN_DIR, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR },
-	/* ps, top, /proc/self/fd: procfs of the session's own pid namespace. */
-	{ "/proc", FS_READ & ~LANDLOCK_ACCESS_FS_EXECUTE },
+	unsigned int	 right;
+	uint64_t	 access;
+} ll_rights[] = {
+	{ AB_FS_READ, LANDLOCK_ACCESS_FS_READ_FILE },
+	{ AB_FS_LIST, LANDLOCK_ACCESS_FS_READ_DIR },
+	{ AB_FS_EXEC, LANDLOCK_ACCESS_FS_EXECUTE },
+	{ AB_FS_WRITE, LANDLOCK_ACCESS_FS_WRITE_FILE },
+	{ AB_FS_IOCTL, LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	/* Everything a build tree needs on top; not MAKE_CHAR/MAKE_BLOCK (device nodes). */
+	{ AB_FS_TREE, LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	    LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER |
+	    LANDLOCK_ACCESS_FS_TRUNCATE },
 };
-
-/* The session-private trees PAM mounted fresh (besides /run/user/UID). */
-static const char *const ll_private[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
 struct ll_ctx {
 	int	 ruleset;
@@ -144,18 +120,6 @@ add_path(struct ll_ctx *c, const char *path, uint64_t access)
 	return r;
 }
 
-static int
-add_list(struct ll_ctx *c, const struct ab_strv *v, uint64_t access)
-{
-	size_t i;
-	int r;
-
-	for (i = 0; i < v->n; i++)
-		if ((r = add_path(c, v->v[i], access)) != 0)
-			return r;
-	return 0;
-}
-
 /*
  * The session's terminal: with su (no --pty) fds 0-2 are the caller's pty on the host
  * devpts, which the world does not show by path; a rule on the fd itself lets the shell
@@ -172,28 +136,29 @@ add_terminal(struct ll_ctx *c)
 	return 0;
 }
 
+/* ab_fs_grant_fn: one grant of policy/grants.c as a Landlock rule. */
+static int
+add_grant(void *ctx, const char *path, unsigned int rights)
+{
+	uint64_t access = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(ll_rights) / sizeof(ll_rights[0]); i++)
+		if (rights & ll_rights[i].right)
+			access |= ll_rights[i].access;
+	return add_path(ctx, path, access);
+}
+
 static int
 add_fs_rules(struct ll_ctx *c, const struct ab_plan *plan)
 {
 	const struct ab_policy *p = plan->policy;
-	char runtime[64];
-	size_t i;
+	const struct ab_fs_sets sets = { &p->read, &p->write, &p->project, plan->home,
+	    plan->uid };
 	int r;
 
-	if ((r = add_list(c, &p->read, FS_READ)) != 0 ||
-	    (r = add_list(c, &p->write, FS_WRITE)) != 0 ||
-	    (r = add_list(c, &p->project, FS_WRITE)) != 0 ||
-	    (r = add_path(c, plan->home, FS_WRITE)) != 0)
+	if ((r = ab_fs_grants(&sets, add_grant, c)) != 0)
 		return r;
-	for (i = 0; i < sizeof(ll_private) / sizeof(ll_private[0]); i++)
-		if ((r = add_path(c, ll_private[i], FS_WRITE)) != 0)
-			return r;
-	snprintf(runtime, sizeof(runtime), "/run/user/%u", (unsigned)plan->uid);
-	if ((r = add_path(c, runtime, FS_WRITE)) != 0)
-		return r;
-	for (i = 0; i < sizeof(ll_devices) / sizeof(ll_devices[0]); i++)
-		if ((r = add_path(c, ll_devices[i].path, ll_devices[i].access)) != 0)
-			return r;
 	return add_terminal(c);
 }
 
@@ -277,6 +242,13 @@ ab_landlock_apply(const struct ab_plan *plan, struct ab_landlock_result *res)
 	/* A kernel newer than LL_NEWEST gets what we know; the caller may say so. */
 	ladder(abi > LL_NEWEST ? LL_NEWEST : abi, plan->policy->network, &attr,
 	    &res->restrict_flags);
+	/* learn = yes: Landlock has no log-only mode, so it leaves files alone and
+	 * agentbox-maskd records what these rules would have refused (maskd/learn.c);
+	 * scopes and TCP ports hold as in enforcing mode. */
+	if (plan->policy->learn == AB_YES)
+		attr.handled_access_fs = 0;
+	if (attr.handled_access_fs == 0 && attr.handled_access_net == 0 && attr.scoped == 0)
+		return 0;	/* nothing to handle: an empty ruleset is ENOMSG */
 	res->handled_fs = attr.handled_access_fs;
 	res->handled_net = attr.handled_access_net;
 	res->scoped = attr.scoped;
@@ -286,7 +258,7 @@ ab_landlock_apply(const struct ab_plan *plan, struct ab_landlock_result *res)
 		return -errno;
 	c.handled_fs = attr.handled_access_fs;
 	c.res = res;
-	r = add_fs_rules(&c, plan);
+	r = c.handled_fs != 0 ? add_fs_rules(&c, plan) : 0;
 	if (r == 0 && plan->policy->network == AB_NET_TCP && attr.handled_access_net != 0)
 		r = add_net_rules(&c, plan);
 	if (r == 0 && syscall(SYS_landlock_restrict_self, c.ruleset, res->restrict_flags) == -1)
