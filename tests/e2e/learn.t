@@ -1,0 +1,100 @@
+#!/bin/bash
+# Learning mode in real confined sessions (issue 16 item 2; agentbox.conf(5) "learn";
+# docs/audit-records.md "Learning records").  A user enrolled with --learn runs a
+# command that reads /srv/h16learn/x and writes /var/lib/h16learn/out, outside the home
+# and the projects, twice, and then tries its project's masked .env.  In learning mode
+# both get through and each path and access is recorded once, as agentbox-learn records
+# of that session (nothing the policy allows is recorded); the masked .env is still
+# denied, with its record; the start record says learn=yes and doctor warns.  Without
+# learn = yes the same command is refused again by Landlock.  A session's records name
+# only the session's own opens: root's reads of the same paths outside are not recorded.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
+e2e_enter_private_world "$@"
+
+U=h16learn_a
+PROJ=/home/h16learn_a-project
+AA=${AGENTBOX_AUDIT:-$BUILD/tests/agentbox-audit-san}
+[ ! -e /var/lib/h16learn ] || e2e_die "/var/lib/h16learn exists on the host: not ours to use"
+
+mount -t tmpfs -o mode=0755 h16learn-srv /srv || e2e_die "tmpfs /srv"
+mkdir -p /srv/h16learn && echo 'tool data' > /srv/h16learn/x && chmod 0644 /srv/h16learn/x
+mkdir /var/lib/h16learn || e2e_die "mkdir /var/lib/h16learn"
+defer "rmdir /var/lib/h16learn"
+mount -t tmpfs -o mode=0755 h16learn-state /var/lib/h16learn || e2e_die "tmpfs state"
+defer "umount -l /var/lib/h16learn"
+mkdir -p "$PROJ" && chmod 0755 "$PROJ"
+echo 'API_KEY=secret' > "$PROJ/.env"
+enroll_out=$(e2e_enroll_retry "$U" --project "$PROJ" --learn 2>&1)
+chown -R "$U" "$PROJ" /var/lib/h16learn
+home=$(getent passwd "$U" | cut -d: -f6)
+[ -d "$home" ] || { mkdir -p "$home" && chown "$U:" "$home"; } || e2e_die "home $home"
+like "$(cat /etc/agentbox/policy.d/$U.conf)" "learn = yes" "enroll --learn writes learn = yes"
+
+CMD="cat /srv/h16learn/x > $PROJ/read.out; cat /srv/h16learn/x > /dev/null;
+echo state > /var/lib/h16learn/out; echo again >> /var/lib/h16learn/out; cat $PROJ/.env"
+run() {
+	e2e_audit_since
+	su "$U" -c "$CMD" > "$E2E_DIR/$1.out" 2>&1
+	rc=$?
+	sleep 1	# the session end record, and auditd's flush
+	e2e_audit_records > "$E2E_DIR/$1.log"
+	ses=$(grep -F "user=\"$U\"" "$E2E_DIR/$1.log" |
+		sed -n 's/.*op=agentbox-session-start ses=\([0-9]*\) .*/\1/p' | tail -1)
+}
+# learn_recs SES: the learning records of session SES, as "ACCESS PATH" lines, sorted.
+learn_recs() {
+	grep "op=agentbox-learn ses=$1 " "$E2E_DIR/$2.log" |
+		sed -n 's/.* access=\([a-z]*\) path="\([^"]*\)".*/\1 \2/p' | sort
+}
+
+# 1. Learning: through, recorded, masks hold.
+run learn
+[ -n "$ses" ] && ok "session $ses started" || not_ok "no session start record of $U"
+like "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/learn.log")" " learn=yes" \
+	"the start record says learn=yes"
+is "$(cat "$PROJ/read.out" 2>/dev/null)" "tool data" "learning: /srv/h16learn/x is read"
+is "$(cat /var/lib/h16learn/out 2>/dev/null)" "state
+again" "learning: /var/lib/h16learn/out is written"
+unlike "$(cat "$E2E_DIR/learn.out")" "API_KEY" "learning: the masked .env is still not readable"
+"$AA" --json --session "$ses" --input "$E2E_DIR/learn.log" > "$E2E_DIR/learn.json" 2>/dev/null
+like "$(cat "$E2E_DIR/learn.json")" "\"kind\":\"dac\",\"access\":\"EACCES\",\"path\":\"$PROJ/.env\"" \
+	"learning: the masked .env's denial is on the record"
+recs=$(learn_recs "$ses" learn)
+sed 's/^/# learn: /' <<<"$recs"
+# /var/lib is in the default read set: its file's open is no would-be denial, its write is.
+is "$recs" "read /srv/h16learn/x
+write /var/lib/h16learn/out" \
+	"each path and access outside the policy recorded once, and nothing else"
+like "$(grep "op=agentbox-learn ses=$ses " "$E2E_DIR/learn.log" | head -1)" \
+	"uid=$(id -u "$U") pid=[0-9]* access=[a-z]* path=\"[^\"]*\" comm=\"" \
+	"a learning record carries uid, pid, access, path and comm"
+unlike "$(cat "$E2E_DIR/learn.log")" "op=agentbox-learn-lost" "no learning record lost"
+doc=$("$E2E_AGENTBOX" doctor 2>&1)
+like "$doc" "warn  user $U: learning" "agentbox doctor warns while $U learns"
+
+# 2. Root outside reads the same paths: not the session's, never recorded.
+e2e_audit_since
+su "$U" -c "sleep 2" >/dev/null 2>&1 &
+spid=$!
+sleep 1
+cat /srv/h16learn/x /var/lib/h16learn/out > /dev/null
+wait $spid
+sleep 1
+e2e_audit_records > "$E2E_DIR/outside.log"
+is "$(grep -c "op=agentbox-learn " "$E2E_DIR/outside.log")" 0 \
+	"root's reads outside the session are not recorded"
+
+# 3. Enforcing again: the same command is refused by Landlock.
+sed -i '/^learn = yes$/d; /^# Learning:/d' /etc/agentbox/policy.d/$U.conf
+rm -f /var/lib/h16learn/out "$PROJ/read.out"
+run enforce
+[ ! -s /var/lib/h16learn/out ] && ok "enforcing: nothing written to /var/lib/h16learn" ||
+	not_ok "enforcing: /var/lib/h16learn/out written"
+"$AA" --json --session "$ses" --input "$E2E_DIR/enforce.log" > "$E2E_DIR/enforce.json" 2>/dev/null
+like "$(cat "$E2E_DIR/enforce.json")" '"kind":"landlock","access":"fs.read_file","path":"/srv/h16learn/x"' \
+	"enforcing: the read is a Landlock denial again"
+unlike "$(cat "$E2E_DIR/enforce.log")" "op=agentbox-learn " "enforcing: no learning record"
+unlike "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/enforce.log")" "learn=" \
+	"enforcing: the start record does not say learn"
+finish
