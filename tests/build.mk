@@ -17,7 +17,7 @@ SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
               $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history $(T)/netd_record \
-              $(T)/test_maskd_handoff
+              $(T)/test_maskd_handoff $(T)/test_grants
 UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
 
 # lib/ alone: hostile bytes through the text helpers.
@@ -26,7 +26,7 @@ $(T)/test_lib: $(TS)/test_lib.o
 # SHA-256: OpenSSL's.
 # The mask set's prefilter must never reject a name the real matcher accepts.
 $(T)/test_pattern $(T)/test_plan $(T)/test_policy $(T)/test_maskset \
-$(T)/test_pam_prefilter: $(T)/%: $(TS)/%.o $(POLICY_LIB_SAN)
+$(T)/test_pam_prefilter $(T)/test_grants: $(T)/%: $(TS)/%.o $(POLICY_LIB_SAN)
 $(T)/test_policy: TEST_LIBS = $(call pkg,--libs libcrypto)
 # pam_module/entry.c alone: which entry command lines run the agent's login shell.
 $(T)/test_entry: $(TS)/test_entry.o $(B)/san/pam_module/entry.o $(B)/san/pam_module/sessfail.o

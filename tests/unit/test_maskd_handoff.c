@@ -32,6 +32,15 @@ static const struct {
 	{ "maskd 1\nses 7\nuid 1\npattern .env\nhome /a\nhome /b\n", -EPROTO, "home twice" },
 	{ "maskd 1\nses 7\nuid 1\npattern a/../b\n", -EINVAL, "invalid pattern" },
 	{ "", -EPROTO, "empty" },
+	/* A learning session: "learn 1", then the policy's read and write sets. */
+	{ "maskd 1\nses 7\nuid 1\nlearn 1\n", 0, "learning without a pattern" },
+	{ "maskd 1\nses 7\nuid 1\npattern .env\nlearn 1\nread /usr\nwrite /var/x\n", 0,
+	    "learning with patterns, reads and writes" },
+	{ "maskd 1\nses 7\nuid 1\nlearn 0\n", -EPROTO, "learn 0" },
+	{ "maskd 1\nses 7\nuid 1\nlearn 1\nlearn 1\n", -EPROTO, "learn twice" },
+	{ "maskd 1\nses 7\nuid 1\npattern .env\nread /usr\n", -EPROTO,
+	    "a read line without learn" },
+	{ "maskd 1\nses 7\nuid 1\nlearn 1\nwrite rel\n", -EINVAL, "a relative write" },
 };
 
 int
@@ -73,5 +82,23 @@ main(void)
 	m.patterns = (struct ab_strv){ pat_v, 2 };
 	m.home = "rel";
 	ok(ab_maskd_open_encode(&m, buf, sizeof(buf), &len) == -EINVAL, "relative home: EINVAL");
+
+	/* Learning, both ways. */
+	m.home = "/home/a";
+	m.learn = 1;
+	m.patterns = (struct ab_strv){ NULL, 0 };
+	m.reads = (struct ab_strv){ proj_v, 1 };
+	m.writes = (struct ab_strv){ proj_v + 1, 1 };
+	ok(ab_maskd_open_encode(&m, buf, sizeof(buf), &len) == 0, "encode a learning session");
+	ok(ab_maskd_open_parse(buf, len, &back) == 0 && back.learn == 1 &&
+	    back.reads.n == 1 && strcmp(back.reads.v[0], "/srv/p") == 0 &&
+	    back.writes.n == 1 && strcmp(back.writes.v[0], "/home/a/q") == 0 &&
+	    back.patterns.n == 0, "its round trip keeps learn, reads and writes");
+	ab_maskd_open_free(&back);
+	m.learn = 0;
+	ok(ab_maskd_open_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    ab_maskd_open_parse(buf, len, &back) == -EPROTO,
+	    "without learn and without a pattern the daemon refuses it");
+	ab_maskd_open_free(&back);
 	return done_testing();
 }
