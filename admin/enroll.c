@@ -529,7 +529,7 @@ cmd_enroll(int argc, char **argv)
 	size_t i;
 	int c, r, created, learn = 0;
 
-	while ((c = getopt_long(argc, argv, "p:n:lNqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:Nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (ab_strv_push(&args, optarg) != 0)
