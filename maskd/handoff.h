@@ -53,7 +53,8 @@ int	ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len,
 /*
  * Parse BUF[0..LEN) into M (zeroed first; free with ab_maskd_open_free even on error).
  * Every line must be known, "maskd 1" first, ses and uid once each, trees absolute and
- * at least one pattern unless "learn 1" (at most once, before any read or write line); each pattern must be valid (ab_pattern_valid).  0, -EPROTO
+ * at least one pattern unless "learn 1" (at most once, before any read or write line);
+ * each pattern must be valid (ab_pattern_valid).  0, -EPROTO
  * (malformed), -EINVAL (a bad tree or pattern), -ENOMEM.
  */
 int	ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m);

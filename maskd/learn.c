@@ -246,11 +246,15 @@ judge(struct ab_learn *l, const struct fanotify_event_metadata *md)
 	int r;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", md->fd);
-	if (fstat(md->fd, &st) == -1 || (n = readlink(link, path, sizeof(path) - 1)) <= 0)
-		return;
+	if (fstat(md->fd, &st) == -1 || (n = readlink(link, path, sizeof(path))) <= 0 ||
+	    (size_t)n >= sizeof(path))
+		return;		/* gone, or longer than any rule could name */
 	path[n] = '\0';
 	if (path[0] != '/')
 		return;		/* not a path (pipe:, anon_inode:): no rule names it */
+	/* Unlinked since the open: the kernel appended " (deleted)"; the name was the path. */
+	if (st.st_nlink == 0 && n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
+		path[n - 10] = '\0';
 	if (md->mask & FAN_OPEN_EXEC)
 		did |= AB_FS_EXEC;	/* an exec's open is not a read to Landlock */
 	else if (md->mask & FAN_OPEN)
