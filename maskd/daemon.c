@@ -102,6 +102,22 @@ end_session(struct ab_maskd *e, int perm, int pid1)
 	}
 }
 
+/*
+ * The trees the masks are decided in: the projects (the home is the decider's own),
+ * and for a learning session "/" too, standing for everything outside them: without
+ * Landlock's read set, masks are what keeps a learning session from another project's
+ * .env (ab_maskd_decider_outside).
+ */
+static int
+learning_trees(const struct ab_maskd_open *m, struct ab_strv *out)
+{
+	int r;
+
+	if ((r = ab_strv_append(out, &m->projects)) != 0)
+		return r;
+	return m->learn ? ab_strv_push(out, "/") : 0;
+}
+
 /* The reader of one session: never returns.  FDS as received (handoff.h order). */
 static void __attribute__((noreturn))
 reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
@@ -112,6 +128,11 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	struct ab_learn *l = NULL;
 	struct ab_learn_stats ls = { 0 };
 	size_t nmounts = nfds - AB_MASKD_FD_MOUNT - (m->learn ? 1 : 0);
+	struct ab_strv trees = { 0 };
+	/* What the session's Landlock would grant, for a learning session's recorder and
+	 * its masks outside the trees.  Lives as long as the reader (it never returns). */
+	const struct ab_fs_sets grants = { &m->reads, &m->writes, &m->projects, m->home,
+	    (uid_t)m->uid };
 	int parentfd, r;
 
 	prctl(PR_SET_NAME, "maskd-reader", 0, 0, 0);
@@ -128,10 +149,12 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
 		_exit(1);	/* the supervisor, if alive, holds the group until pid 1 is gone */
 	}
-	if ((r = ab_maskd_decider_new(&m->patterns, m->home, &m->projects, &d)) != 0 ||
+	if ((r = learning_trees(m, &trees)) != 0 ||
+	    (r = ab_maskd_decider_new(&m->patterns, m->home, &trees, &d)) != 0 ||
+	    (m->learn && (r = ab_maskd_decider_outside(d, &grants)) != 0) ||
 	    (r = ab_maskd_adopt(d, opts->history_max, fds[AB_MASKD_FD_PERM],
 	    fds[AB_MASKD_FD_TRACK], fds + AB_MASKD_FD_MOUNT, nmounts, &e)) != 0 ||
-	    (m->learn && (r = ab_learn_new(fds[nfds - 1], m->ses, m->uid, m, &l)) != 0) ||
+	    (m->learn && (r = ab_learn_new(fds[nfds - 1], m->ses, m->uid, &grants, &l)) != 0) ||
 	    (r = ab_maskd_watch(e, fds[AB_MASKD_FD_PID1])) != 0 ||
 	    (r = ab_maskd_watch(e, parentfd)) != 0) {
 		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,

@@ -27,6 +27,10 @@ struct ab_maskd_decider {
 	size_t			  npat;
 	const char		 *home;
 	const struct ab_strv	 *projects;
+	/* A learning session: the tree "/" stands for everything outside the others, and
+	 * masks hold there only where the policy grants no read (ab_maskd_decider_outside). */
+	const struct ab_fs_sets	 *outside;
+	long			  root_tree;
 };
 
 void
@@ -74,6 +78,7 @@ ab_maskd_decider_new(const struct ab_strv *patterns, const char *home,
 	d->npat = patterns->n;
 	d->home = home;
 	d->projects = projects;
+	d->root_tree = -1;
 	d->one = calloc(d->npat + 1, sizeof(*d->one));
 	d->onev = calloc(d->npat + 1, sizeof(*d->onev));
 	if (d->one == NULL || d->onev == NULL) {
@@ -92,6 +97,23 @@ ab_maskd_decider_new(const struct ab_strv *patterns, const char *home,
 	}
 	*out = d;
 	return 0;
+}
+
+int
+ab_maskd_decider_outside(struct ab_maskd_decider *d, const struct ab_fs_sets *grants)
+{
+	size_t i;
+
+	for (i = 0; i < ab_trees_n(d->projects); i++) {
+		const char *t = ab_trees_path(d->home, d->projects, i);
+
+		if (t != NULL && strcmp(t, "/") == 0) {
+			d->root_tree = (long)i;
+			d->outside = grants;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /* The deepest tree holding PATH (PATH itself or below), or -1. */
@@ -145,6 +167,10 @@ ab_maskd_rule(const struct ab_maskd_decider *d, const char *path, int is_dir)
 	if (path == NULL || path[0] != '/')
 		return AB_MASKD_RULE_UNKNOWN;
 	if ((t = tree_of(d, path, &rel)) < 0)
+		return 0;
+	/* Outside the trees, where the enforcing session's Landlock lets it read, masks
+	 * do not apply: a learning session reads there what an enforcing one would. */
+	if (t == d->root_tree && (ab_fs_rights_at(d->outside, path) & AB_FS_READ))
 		return 0;
 	if ((r = ab_maskset_match_path(d->all, (size_t)t, path + rel, is_dir)) < 0)
 		return AB_MASKD_RULE_UNKNOWN;

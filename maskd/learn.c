@@ -28,7 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "handoff.h"
 #include "maskd.h"
 
 #define BUF_SIZE	(64 * 1024)
@@ -38,7 +37,7 @@ struct ab_learn {
 	int			 group, audit;
 	uint32_t		 ses, uid;
 	pid_t			 self;
-	struct ab_fs_sets	 sets;
+	const struct ab_fs_sets	*grants;	/* what Landlock would grant: the caller's */
 	uint64_t		*seen;		/* open addressing; 0 is empty */
 	size_t			 nseen;
 	int			 stopped;	/* the lost record is written: record nothing */
@@ -57,7 +56,7 @@ static const struct {
 };
 
 int
-ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_maskd_open *m,
+ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_fs_sets *grants,
     struct ab_learn **out)
 {
 	struct ab_learn *l;
@@ -80,9 +79,7 @@ ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_maskd_open *
 	l->ses = ses;
 	l->uid = uid;
 	l->self = getpid();
-	/* M outlives us: the reader keeps the hand-off for the session's life. */
-	l->sets = (struct ab_fs_sets){ &m->reads, &m->writes, &m->projects, m->home,
-	    (uid_t)uid };
+	l->grants = grants;
 	*out = l;
 	return 0;
 }
@@ -263,7 +260,7 @@ judge(struct ab_learn *l, const struct fanotify_event_metadata *md)
 		did |= AB_FS_WRITE;
 	(void)ab_maskd_group_learn_seen(l->group, md->fd,
 	    md->mask | (S_ISDIR(st.st_mode) ? FAN_ONDIR : 0));
-	rights = ab_fs_rights_at(&l->sets, path);
+	rights = ab_fs_rights_at(l->grants, path);
 	if ((did & ~rights) == 0 || !agents(l, md->pid))
 		return;
 	for (i = 0; i < sizeof(accesses) / sizeof(accesses[0]) && !l->stopped; i++) {

@@ -89,6 +89,14 @@ void	ab_maskd_decider_free(struct ab_maskd_decider *d);
  * for a path that is not absolute or too long (callers deny).
  */
 unsigned int	ab_maskd_rule(const struct ab_maskd_decider *d, const char *path, int is_dir);
+/*
+ * A learning session's decider (learn.c): Landlock leaves files alone there, so masks
+ * must hold outside the trees too.  D was made with "/" among its projects; it stands
+ * for every path no other tree holds, and a path there is judged by the masks only
+ * where GRANTS (which must outlive D) give no read: where an enforcing session may read,
+ * the learning one reads the same.  0, or -EINVAL without a "/" tree.
+ */
+int	ab_maskd_decider_outside(struct ab_maskd_decider *d, const struct ab_fs_sets *grants);
 
 /* One open to judge: what the enforcer learnt from the event fd. */
 struct ab_maskd_query {
@@ -215,8 +223,8 @@ struct ab_learn_stats {
 	uint64_t	recorded;	/* agentbox-learn records written */
 };
 /* The recorder of a learning session on GROUP (ab_maskd_group_learn), for session SES
- * of UID, with M's trees, read and write sets (M must outlive it).  0 or -errno. */
-int	ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_maskd_open *m,
+ * of UID, judging by GRANTS (which must outlive it).  0 or -errno. */
+int	ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_fs_sets *grants,
 	    struct ab_learn **out);
 void	ab_learn_free(struct ab_learn *l);
 /* The fd to poll, or -1 once the recorder has stopped (its lost record written). */

@@ -225,43 +225,6 @@ open_mount(struct ab_sess *s, const char *path, dev_t *dev)
 	return fd;
 }
 
-/* Open every mount of the namespace on a tree's filesystem (fields 3 and 5 of mountinfo). */
-static int
-collect_mounts(struct ab_sess *s, struct marks *mk)
-{
-	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
-	unsigned maj, min;
-	dev_t dev;
-	int fd, i, r;
-
-	if ((r = read_mountinfo(s, &info)) != 0)
-		return r;
-	for (line = strtok_r(info, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-		fsave = NULL;
-		for (i = 0; i < 5; i++)
-			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
-				break;
-		if (i < 5 || sscanf(f[2], "%u:%u", &maj, &min) != 2 ||
-		    !has_dev(mk->tree_dev, mk->ndev, makedev(maj, min)))
-			continue;
-		unescape(f[4]);
-		if ((fd = open_mount(s, f[4], &dev)) < 0)
-			continue;
-		if (mk->n == MOUNTS_MAX) {
-			close(fd);
-			free(info);
-			return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark",
-			    MOUNTS_MAX);
-		}
-		mk->fd[mk->n] = fd;
-		mk->dev[mk->n++] = dev;
-	}
-	free(info);
-	if (mk->n == 0)
-		return ab_sess_fail(s, -ENOENT, WHO ": no mount of the trees' filesystems");
-	return 0;
-}
-
 /*
  * Mounts a learning session leaves unwatched: procfs and /dev are the session's own
  * (granted whole but for device nodes the world does not show), and re-opening a
@@ -279,6 +242,49 @@ learn_skips(const char *path)
 		if (strncmp(path, own[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
 			return 1;
 	}
+	return 0;
+}
+
+/* Open every mount of the namespace on a tree's filesystem (fields 3 and 5 of mountinfo),
+ * or, learning, every mount but learn_skips' own. */
+static int
+collect_mounts(struct ab_sess *s, struct marks *mk)
+{
+	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
+	unsigned maj, min;
+	dev_t dev;
+	int fd, i, r;
+
+	if ((r = read_mountinfo(s, &info)) != 0)
+		return r;
+	for (line = strtok_r(info, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		fsave = NULL;
+		for (i = 0; i < 5; i++)
+			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
+				break;
+		if (i < 5 || sscanf(f[2], "%u:%u", &maj, &min) != 2)
+			continue;
+		unescape(f[4]);
+		/* A learning session: every mount (learn_skips aside), as Landlock's read
+		 * set no longer keeps it from other trees' secrets; masks outside the trees
+		 * are maskd's alone (ab_maskd_decider_outside). */
+		if (!has_dev(mk->tree_dev, mk->ndev, makedev(maj, min)) &&
+		    (s->pol->learn != AB_YES || learn_skips(f[4])))
+			continue;
+		if ((fd = open_mount(s, f[4], &dev)) < 0)
+			continue;
+		if (mk->n == MOUNTS_MAX) {
+			close(fd);
+			free(info);
+			return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark",
+			    MOUNTS_MAX);
+		}
+		mk->fd[mk->n] = fd;
+		mk->dev[mk->n++] = dev;
+	}
+	free(info);
+	if (mk->n == 0)
+		return ab_sess_fail(s, -ENOENT, WHO ": no mount of the trees' filesystems");
 	return 0;
 }
 
@@ -333,9 +339,16 @@ mark_all(struct ab_sess *s, struct marks *mk, int *fsfd, size_t *nfs)
 
 	*nfs = 0;
 	for (i = 0; i < mk->n; i++) {
-		if ((r = ab_maskd_group_mark_mount(mk->perm, mk->fd[i])) != 0)
+		r = ab_maskd_group_mark_mount(mk->perm, mk->fd[i]);
+		/* Outside the trees' filesystems (learning only): a pseudo filesystem that
+		 * takes no permission mark is left out, as Landlock's grants would not name
+		 * its files either; the trees' mounts must all be marked. */
+		if (r != 0 && !has_dev(mk->tree_dev, mk->ndev, mk->dev[i]) &&
+		    (r == -EINVAL || r == -EOPNOTSUPP || r == -ENODEV || r == -EXDEV))
+			continue;
+		if (r != 0)
 			return ab_sess_fail(s, r, WHO ": mark a session mount: %s", strerror(-r));
-		if (has_dev(seen, *nfs, mk->dev[i]))
+		if (has_dev(seen, *nfs, mk->dev[i]) || !has_dev(mk->tree_dev, mk->ndev, mk->dev[i]))
 			continue;
 		if ((r = ab_maskd_group_mark_fs(mk->track, mk->fd[i])) != 0)
 			return ab_sess_fail(s, r, WHO ": mark a filesystem: %s", strerror(-r));

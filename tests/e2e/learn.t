@@ -5,7 +5,10 @@
 # and the projects, twice, and then tries its project's masked .env.  In learning mode
 # both get through and each path and access is recorded once, as agentbox-learn records
 # of that session (nothing the policy allows is recorded); the masked .env is still
-# denied, with its record; the start record says learn=yes and doctor warns.  Without
+# denied, with its record, and so is another project's world-readable .env outside
+# every tree (Landlock's read set no longer stands in front of it: masks hold outside
+# the trees where the policy grants no read), while a mask-matching name under /opt (read
+# set) is read as when enforcing; the start record says learn=yes and doctor warns.  Without
 # learn = yes the same command is refused again by Landlock.  A session's records name
 # only the session's own opens: root's reads of the same paths outside are not recorded.
 . "$(dirname "$0")/../lib.sh"
@@ -19,6 +22,16 @@ AA=${AGENTBOX_AUDIT:-$BUILD/tests/agentbox-audit-san}
 
 mount -t tmpfs -o mode=0755 h16learn-srv /srv || e2e_die "tmpfs /srv"
 mkdir -p /srv/h16learn && echo 'tool data' > /srv/h16learn/x && chmod 0644 /srv/h16learn/x
+# Another project's secret, world-readable, in no tree of the agent's: Landlock's read
+# set keeps an enforcing session from it; a learning session has only the masks.
+echo 'OTHER_CLIENT_KEY=s3cret' > /srv/h16learn/.env && chmod 0644 /srv/h16learn/.env
+# A mask-matching name where the policy grants reading (/opt): read in both modes.
+[ ! -e /opt/h16learn ] || e2e_die "/opt/h16learn exists on the host: not ours to use"
+mkdir -p /opt/h16learn || e2e_die "mkdir /opt/h16learn"
+defer "rmdir /opt/h16learn"
+mount -t tmpfs -o mode=0755 h16learn-opt /opt/h16learn || e2e_die "tmpfs /opt/h16learn"
+defer "umount -l /opt/h16learn"
+echo 'PUBLIC CA' > /opt/h16learn/ca.pem && chmod 0644 /opt/h16learn/ca.pem
 mkdir /var/lib/h16learn || e2e_die "mkdir /var/lib/h16learn"
 defer "rmdir /var/lib/h16learn"
 mount -t tmpfs -o mode=0755 h16learn-state /var/lib/h16learn || e2e_die "tmpfs state"
@@ -32,7 +45,8 @@ home=$(getent passwd "$U" | cut -d: -f6)
 like "$(cat /etc/agentbox/policy.d/$U.conf)" "learn = yes" "enroll --learn writes learn = yes"
 
 CMD="cat /srv/h16learn/x > $PROJ/read.out; cat /srv/h16learn/x > /dev/null;
-echo state > /var/lib/h16learn/out; echo again >> /var/lib/h16learn/out; cat $PROJ/.env"
+echo state > /var/lib/h16learn/out; echo again >> /var/lib/h16learn/out; cat $PROJ/.env;
+cat /srv/h16learn/.env; cat /opt/h16learn/ca.pem > $PROJ/pem.out"
 run() {
 	e2e_audit_since
 	su "$U" -c "$CMD" > "$E2E_DIR/$1.out" 2>&1
@@ -60,6 +74,12 @@ unlike "$(cat "$E2E_DIR/learn.out")" "API_KEY" "learning: the masked .env is sti
 "$AA" --json --session "$ses" --input "$E2E_DIR/learn.log" > "$E2E_DIR/learn.json" 2>/dev/null
 like "$(cat "$E2E_DIR/learn.json")" "\"kind\":\"dac\",\"access\":\"EACCES\",\"path\":\"$PROJ/.env\"" \
 	"learning: the masked .env's denial is on the record"
+unlike "$(cat "$E2E_DIR/learn.out")" "OTHER_CLIENT_KEY" \
+	"learning: another project's .env, outside every tree and the read set, is masked too"
+like "$(cat "$E2E_DIR/learn.json")" '"kind":"dac","access":"EPERM","path":"/srv/h16learn/.env"' \
+	"learning: and its denial (agentbox-maskd, EPERM) is on the record"
+is "$(cat "$PROJ/pem.out" 2>/dev/null)" "PUBLIC CA" \
+	"learning: a mask-matching name the read set grants (/opt) is read, as when enforcing"
 recs=$(learn_recs "$ses" learn)
 sed 's/^/# learn: /' <<<"$recs"
 # /var/lib is in the default read set: its file's open is no would-be denial, its write is.
@@ -87,7 +107,7 @@ is "$(grep -c "op=agentbox-learn " "$E2E_DIR/outside.log")" 0 \
 
 # 3. Enforcing again: the same command is refused by Landlock.
 sed -i '/^learn = yes$/d; /^# Learning:/d' /etc/agentbox/policy.d/$U.conf
-rm -f /var/lib/h16learn/out "$PROJ/read.out"
+rm -f /var/lib/h16learn/out "$PROJ/read.out" "$PROJ/pem.out"
 run enforce
 [ ! -s /var/lib/h16learn/out ] && ok "enforcing: nothing written to /var/lib/h16learn" ||
 	not_ok "enforcing: /var/lib/h16learn/out written"
@@ -95,6 +115,9 @@ run enforce
 like "$(cat "$E2E_DIR/enforce.json")" '"kind":"landlock","access":"fs.read_file","path":"/srv/h16learn/x"' \
 	"enforcing: the read is a Landlock denial again"
 unlike "$(cat "$E2E_DIR/enforce.log")" "op=agentbox-learn " "enforcing: no learning record"
+like "$(cat "$E2E_DIR/enforce.json")" '"kind":"landlock","access":"fs.read_file","path":"/srv/h16learn/.env"' \
+	"enforcing: the other project's .env is Landlock's"
+is "$(cat "$PROJ/pem.out" 2>/dev/null)" "PUBLIC CA" "enforcing: the /opt name is read too"
 unlike "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/enforce.log")" "learn=" \
 	"enforcing: the start record does not say learn"
 finish

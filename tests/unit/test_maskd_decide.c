@@ -93,5 +93,30 @@ main(void)
 	    ab_maskd_rule(d, "/x/.env", 0) == 1 && ab_maskd_rule(d, "/x/y", 0) == 0,
 	    "the tree / holds every absolute path");
 	ab_maskd_decider_free(d);
+
+	/* A learning session: "/" among the trees stands for the rest, judged by the masks
+	 * only where the policy grants no read (Landlock no longer guards it). */
+	{
+		static char *lt_v[] = { "/home/agent/proj", "/srv/p2", "/" }, *rd_v[] = { "/opt" };
+		static const struct ab_strv lt = { lt_v, 3 }, rd = { rd_v, 1 }, none = { 0 };
+		const struct ab_fs_sets grants = { &rd, &none, &projects, "/home/agent", 1000 };
+
+		ok(ab_maskd_decider_new(&patterns, "/home/agent", &projects, &d) == 0 &&
+		    ab_maskd_decider_outside(d, &grants) == -EINVAL,
+		    "outside needs a / tree");
+		ab_maskd_decider_free(d);
+		ok(ab_maskd_decider_new(&patterns, "/home/agent", &lt, &d) == 0 &&
+		    ab_maskd_decider_outside(d, &grants) == 0, "a learning decider");
+		ok(ab_maskd_rule(d, "/srv/other/.env", 0) == 1,
+		    "another project's .env, outside the grants: masked");
+		ok(ab_maskd_rule(d, "/home/dev/secrets", 1) == 4,
+		    "another home's secrets/: masked");
+		ok(ab_maskd_rule(d, "/opt/tool/ca.pem", 0) == 0,
+		    "a masked name where reading is granted: as when enforcing");
+		ok(ab_maskd_rule(d, "/srv/other/notes", 0) == 0, "an unmasked name outside: allowed");
+		ok(ab_maskd_rule(d, "/srv/p2/.env", 0) == 1 && ab_maskd_rule(d, "/srv/p2/x", 0) == 0,
+		    "inside a project: as before");
+		ab_maskd_decider_free(d);
+	}
 	return done_testing();
 }
