@@ -45,6 +45,7 @@ struct conn {
 	uint64_t t0, deadline;		/* ms, CLOCK_MONOTONIC */
 	const char *proto;		/* "connect" or "http" for records */
 	const char *rule;
+	enum ab_netd_reason allowed_why;	/* the name's: NONE, or LEARN (rules.c) */
 	char addr[INET6_ADDRSTRLEN];
 	uint64_t bytes_up, bytes_down;
 	struct ab_http_parser http;
@@ -238,7 +239,10 @@ read_hello(struct conn *c)
 	size_t used = 0;
 	int r = -EAGAIN;
 
-	bool named = port_named(c->rule) && c->http.req.port != AB_NETD_DEFAULT_PORT;
+	/* Learning stands in for the rule it would suggest, "HOST:PORT" off 443: the port
+	 * is named, as such a rule would name it. */
+	bool named = (c->allowed_why == AB_NETD_R_LEARN || port_named(c->rule)) &&
+		     c->http.req.port != AB_NETD_DEFAULT_PORT;
 
 	ab_sni_init(&c->sni);
 	if (named && c->nearly == 0) {
@@ -558,6 +562,7 @@ proxy_run(struct conn *c)
 		return deny(c, AB_NETD_R_BAD_REQUEST, "400 Bad Request");
 	if (!ab_netd_decide_name(&c->s->rules, &rq->host, rq->port, &why, &c->rule))
 		return deny(c, why, "403 Forbidden");
+	c->allowed_why = why;	/* LEARN rides on the open and close records */
 	if (rq->form == AB_HTTP_CONNECT) {
 		c->phase = HELLO;
 		/* The tunnel is checked before anything is dialled: no upstream sees a
@@ -572,7 +577,7 @@ proxy_run(struct conn *c)
 	c->phase = DIAL;
 	if ((why = dial(c, addrs, n)) != AB_NETD_R_NONE)
 		return deny(c, why, rq->form == AB_HTTP_CONNECT ? NULL : "502 Bad Gateway");
-	record(c, "open", true, AB_NETD_R_NONE);
+	record(c, "open", true, c->allowed_why);
 	c->phase = SPLICE;
 	if (rq->form == AB_HTTP_ABSOLUTE && forward_head(c) != 0)
 		goto closed;
@@ -587,7 +592,7 @@ proxy_run(struct conn *c)
 	splice_loop(c, rq->form == AB_HTTP_ABSOLUTE, body - (rq->form == AB_HTTP_ABSOLUTE
 							     ? early : 0));
 closed:
-	record(c, "close", true, AB_NETD_R_NONE);
+	record(c, "close", true, c->allowed_why);
 }
 
 static void *

@@ -4,6 +4,12 @@
  * when allowed; a denied name gets REFUSED and one (folded) record, and causes no lookup
  * anywhere.  UDP runs in one thread per session (lookups block), TCP connections in the
  * conn.c workers.
+ *
+ * An answered name has no record of its own, allowed by a rule or, in a learning session,
+ * by learning (rules.c): the connection that follows is the decision on the record (its
+ * open says reason=learn), and a record per answer would flood the trail with every
+ * resolver's retries.  A name refused in a learning session (a deny_host) is recorded as
+ * in enforcing mode.
  */
 #define _GNU_SOURCE
 #include <errno.h>

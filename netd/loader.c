@@ -9,7 +9,7 @@
  * is a user name the daemon has validated.  The daemon itself keeps CAP_AUDIT_WRITE only.
  *
  * Protocol on a SOCK_SEQPACKET pair: request "ID USER"; reply messages, each "ID " and:
- * "digest HEX", then "allow RULE", "deny RULE", "priv CIDR" (each at most
+ * "digest HEX", "learn yes|no", then "allow RULE", "deny RULE", "priv CIDR" (each at most
  * AB_NETD_RULE_TEXT_MAX bytes), then one "cred NAME\tHOST\tHEADER\tPREFIX\tFILE\tENV" per
  * [credential:NAME] in order (PREFIX empty when not written; never the secret: the
  * daemon reads that itself, see session.c), then "end"; or one "error -ERRNO".  The daemon waits at
@@ -99,16 +99,18 @@ serve_one(int fd, unsigned id, const char *user)
 	struct ab_diag diag = { 0 };
 	struct ab_policy *p = NULL;
 	char hex[2 * AB_DIGEST_LEN + 1], err[32];
+	bool learn = false;
 	int r;
 
 	if (!ab_user_name_valid(user))
 		r = -EINVAL;
 	else if ((r = ab_policy_load(NULL, user, &p, &diag)) == 0)
-		r = ab_netd_rules_lists(p, &allow, &deny, &priv);
+		r = ab_netd_rules_lists(p, &allow, &deny, &priv, &learn);
 	ab_diag_free(&diag);
 	if (r == 0) {
 		ab_digest_hex(p->digest, hex);
 		if ((r = send_line(fd, id, "digest", hex)) == 0 &&
+		    (r = send_line(fd, id, "learn", learn ? "yes" : "no")) == 0 &&
 		    (r = send_list(fd, id, "allow", &allow)) == 0 &&
 		    (r = send_list(fd, id, "deny", &deny)) == 0 &&
 		    (r = send_list(fd, id, "priv", &priv)) == 0 &&
@@ -204,7 +206,7 @@ recv_line(int fd, unsigned id, char *buf, size_t cap)
 }
 
 int
-ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65],
+ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65], bool *learn,
 		    struct ab_strv *allow, struct ab_strv *deny, struct ab_strv *priv,
 		    struct ab_strv *creds)
 {
@@ -221,6 +223,11 @@ ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65],
 	if (strncmp(line, "digest ", 7) != 0 || strlen(line + 7) != 64)
 		return -EPROTO;
 	memcpy(digest, line + 7, 65);
+	if ((r = recv_line(fd, id, line, sizeof(line))) != 0)
+		return r;
+	if (strcmp(line, "learn yes") != 0 && strcmp(line, "learn no") != 0)
+		return -EPROTO;
+	*learn = strcmp(line, "learn yes") == 0;
 	while ((r = recv_line(fd, id, line, sizeof(line))) == 0 && strcmp(line, "end -") != 0) {
 		struct ab_strv *sv = strncmp(line, "allow ", 6) == 0 ? allow
 				   : strncmp(line, "deny ", 5) == 0 ? deny

@@ -4,6 +4,7 @@
 #ifndef AB_NETD_LOADER_H
 #define AB_NETD_LOADER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "abutil.h"
@@ -18,13 +19,13 @@
 int ab_netd_loader_start(uid_t uid, gid_t gid, int *out, pid_t *pid);
 
 /*
- * Load USER's policy through the loader: its digest (lower-case hex) and the network
- * lists, appended to allow/deny/priv, and its credentials, one
+ * Load USER's policy through the loader: its digest (lower-case hex), its learn key,
+ * the network lists, appended to allow/deny/priv, and its credentials, one
  * "NAME\tHOST\tHEADER\tPREFIX\tFILE\tENV" each (PREFIX empty: none) appended to creds.  ID: a number not used for the last requests.
  * 0, or the loader's -errno (-ENOENT: not enrolled, -EINVAL: invalid), -ETIMEDOUT
  * after AB_NETD_LOADER_MS, -EPIPE when the loader is gone, -EPROTO.
  */
-int ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65],
+int ab_netd_loader_load(int fd, unsigned id, const char *user, char digest[65], bool *learn,
 			struct ab_strv *allow, struct ab_strv *deny, struct ab_strv *priv,
 			struct ab_strv *creds);
 

@@ -22,6 +22,7 @@ static const char *const reason_names[] = {
 	[AB_NETD_R_ECH] = "ech", [AB_NETD_R_BAD_REQUEST] = "bad-request",
 	[AB_NETD_R_RESOLVE_FAILED] = "resolve-failed", [AB_NETD_R_DIAL_FAILED] = "dial-failed",
 	[AB_NETD_R_LIMIT] = "limit", [AB_NETD_R_TIMEOUT] = "timeout",
+	[AB_NETD_R_LEARN] = "learn",
 };
 
 const char *
@@ -89,21 +90,36 @@ ab_netd_rules_build(const struct ab_strv *allow, const struct ab_strv *deny,
  */
 int
 ab_netd_rules_lists(const struct ab_policy *p, struct ab_strv *allow, struct ab_strv *deny,
-		    struct ab_strv *priv)
+		    struct ab_strv *priv, bool *learn)
 {
 	int r;
 
 	if (p == NULL || p->network != AB_NET_PROXY)
 		return -EPERM;
+	*learn = p->learn == AB_YES;
 	if ((r = ab_strv_append(allow, &p->allow_host)) != 0 ||
 	    (r = ab_strv_append(deny, &p->deny_host)) != 0)
 		return r;
 	return ab_strv_append(priv, &p->allow_private);
 }
 
-/* One "key = items" line of a test rules file into the matching list. */
+/* "learn = yes|no" of a test rules file: exactly one word, else -EINVAL. */
 static int
-rules_line(char *line, struct ab_strv *lists[3])
+learn_line(char **save, bool *learn)
+{
+	char *v = strtok_r(NULL, " \t", save);
+
+	if (v == NULL || strtok_r(NULL, " \t", save) != NULL)
+		return -EINVAL;
+	if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+		return -EINVAL;
+	*learn = strcmp(v, "yes") == 0;
+	return 0;
+}
+
+/* One "key = items" line of a test rules file into the matching list (or learn). */
+static int
+rules_line(char *line, struct ab_strv *lists[3], bool *learn)
 {
 	static const char *const keys[3] = { "allow_host", "deny_host", "allow_private" };
 	char *eq, *key, *tok, *save = NULL;
@@ -117,6 +133,8 @@ rules_line(char *line, struct ab_strv *lists[3])
 	eq = strtok_r(NULL, " \t", &save);
 	if (eq == NULL || strcmp(eq, "=") != 0)
 		return -EINVAL;
+	if (strcmp(key, "learn") == 0)
+		return learn_line(&save, learn);
 	for (i = 0; i < 3 && strcmp(key, keys[i]) != 0; i++)
 		;
 	if (i == 3)
@@ -134,18 +152,19 @@ ab_netd_rules_load_file(const char *path, const struct ab_netd_suffixes *s,
 	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 };
 	struct ab_strv *lists[3] = { &allow, &deny, &priv };
 	char line[4096];
+	bool learn = false;
 	FILE *f;
 	int r = 0;
 
 	if ((f = fopen(path, "re")) == NULL)
 		return -errno;
 	while (r == 0 && fgets(line, sizeof(line), f) != NULL)
-		r = rules_line(line, lists);
+		r = rules_line(line, lists, &learn);
 	if (r == 0 && ferror(f))
 		r = -EIO;
 	fclose(f);
-	if (r == 0)
-		r = ab_netd_rules_build(&allow, &deny, &priv, s, out);
+	if (r == 0 && (r = ab_netd_rules_build(&allow, &deny, &priv, s, out)) == 0)
+		out->learn = learn;
 	ab_strv_free(&allow);
 	ab_strv_free(&deny);
 	ab_strv_free(&priv);
@@ -160,6 +179,23 @@ ab_netd_rules_free(struct ab_netd_rules *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * The first deny rule that names H on any port, or NULL.  Learning lets through what no
+ * rule decides, and a deny_host is written for a host, not for one of its ports: its
+ * host stays out of a learning session on every port (enforcing mode needs no such
+ * reach, its default already refuses the other ports).
+ */
+static const char *
+deny_any_port(const struct ab_netd_rules *r, const struct ab_netd_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrule; i++)
+		if (r->rule[i].deny && ab_netd_rule_match(&r->rule[i], h, r->rule[i].port))
+			return r->rule[i].text;
+	return NULL;
+}
+
 bool
 ab_netd_decide_name(const struct ab_netd_rules *r, const struct ab_netd_host *h,
 		    uint16_t port, enum ab_netd_reason *reason, const char **rule)
@@ -170,8 +206,15 @@ ab_netd_decide_name(const struct ab_netd_rules *r, const struct ab_netd_host *h,
 	*rule = v.rule;
 	if (v.allow)
 		*reason = AB_NETD_R_NONE;
+	else if (v.rule != NULL)
+		*reason = AB_NETD_R_DENY_RULE;
+	else if (!r->learn)
+		*reason = AB_NETD_R_NO_RULE;
+	else if ((*rule = deny_any_port(r, h)) != NULL)
+		*reason = AB_NETD_R_DENY_RULE;
 	else
-		*reason = v.rule != NULL ? AB_NETD_R_DENY_RULE : AB_NETD_R_NO_RULE;
+		/* What learning changes, and only this: no rule said yes, none said no. */
+		return *reason = AB_NETD_R_LEARN, true;
 	return v.allow;
 }
 
@@ -215,7 +258,7 @@ ab_netd_decide_dns_name(const struct ab_netd_rules *r, const char *name,
 		if (r->rule[i].deny)
 			continue;
 		if (ab_netd_decide_name(r, &h, r->rule[i].port, &why, &text)) {
-			*reason = AB_NETD_R_NONE;
+			*reason = why;
 			*rule = text;
 			return true;
 		}
@@ -224,5 +267,9 @@ ab_netd_decide_dns_name(const struct ab_netd_rules *r, const char *name,
 			*rule = text;
 		}
 	}
+	/* No allow rule's port lets it through (or there is none): a learning session
+	 * answers a name it would let a connection through to on the default port. */
+	if (r->learn)
+		return ab_netd_decide_name(r, &h, AB_NETD_DEFAULT_PORT, reason, rule);
 	return false;
 }

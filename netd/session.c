@@ -328,11 +328,12 @@ load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char 
 	struct ab_netd_daemon *d = s->d;
 	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 }, creds = { 0 };
 	char digest[65], sent[65];
+	bool learn = false;
 	int r;
 
 	ab_digest_hex(m->digest, sent);
-	r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest, &allow, &deny,
-				&priv, &creds);
+	r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest, &learn, &allow,
+				&deny, &priv, &creds);
 	if (r != 0)
 		*why = "policy does not load";
 	else if (strcmp(digest, sent) != 0)
@@ -341,6 +342,9 @@ load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char 
 		r = ab_netd_rules_load_file(d->rules_file, d->psl, &s->rules);
 	else
 		r = ab_netd_rules_build(&allow, &deny, &priv, d->psl, &s->rules);
+	/* The policy's learn is the session's, whatever a test's rules file says too. */
+	if (r == 0 && learn)
+		s->rules.learn = true;
 	if (r != 0 && *why == NULL)
 		*why = "policy rules invalid";
 	if (r == 0)

@@ -105,6 +105,44 @@ test_fold(struct ab_netd_recorder *rec, struct got *g)
 	reset(g);
 }
 
+/*
+ * A connection a learning session let through: open and close carry reason=learn and
+ * no rule, are res=success, written at once each time (never folded, as every allowed
+ * record), and a fold of denials for the same host is not touched by them.
+ */
+static void
+test_learn(struct ab_netd_recorder *rec, struct got *g)
+{
+	struct ab_netd_event ev = { .ses = 9, .uid = 1001, .user = "alice",
+		.proto = "connect", .event = "open", .host = "new.example.org", .port = 443,
+		.addr = "93.184.216.34", .allowed = true, .reason = AB_NETD_R_LEARN };
+	struct ab_netd_event d = deny_ev("new.example.org", AB_NETD_R_NO_RULE);
+	int i;
+
+	ab_netd_record(rec, &ev, 7000);
+	ok(g->n == 1 && g->success[0] && strcmp(g->msg[0], "op=agentbox-net ses=9 uid=1001 "
+	   "user=\"alice\" proto=connect event=open host=\"new.example.org\" port=443 "
+	   "addr=93.184.216.34 decision=allowed rule=\"-\" reason=\"learn\" count=1 "
+	   "bytes_up=0 bytes_down=0 dur_ms=0") == 0, "learning's open: %s", g->n ? g->msg[0] : "");
+	for (i = 0; i < 20; i++)
+		ab_netd_record(rec, &ev, 7001 + (uint64_t)i);
+	ok(g->n == 21, "20 more learning opens within a second: 20 more records, none folded");
+	ev.event = "close", ev.bytes_up = 5, ev.bytes_down = 6, ev.dur_ms = 7;
+	ab_netd_record(rec, &ev, 7100);
+	ok(g->n == 22 && g->success[21] && strstr(g->msg[21], " event=close ") != NULL &&
+	   strstr(g->msg[21], " decision=allowed rule=\"-\" reason=\"learn\" count=1 "
+		  "bytes_up=5 bytes_down=6 dur_ms=7") != NULL, "learning's close, with bytes");
+	ab_netd_record(rec, &d, 7200);
+	ab_netd_record(rec, &d, 7201);
+	ab_netd_record(rec, &ev, 7202);
+	ab_netd_record_flush(rec, 8300, false);
+	ok(g->n == 25 && strstr(g->msg[24], " count=1 ") != NULL &&
+	   strstr(g->msg[24], "reason=\"no-rule\"") != NULL,
+	   "denials of the same host still fold among themselves, allowed records apart");
+	ab_netd_record_flush(rec, 0, true);
+	reset(g);
+}
+
 /* More distinct keys than slots: the oldest window closes early, nothing is lost. */
 static void
 test_full(struct ab_netd_recorder *rec, struct got *g)
@@ -135,6 +173,7 @@ main(void)
 	ok(ab_netd_recorder_new(sink, &g, &rec) == 0, "recorder");
 	test_format(rec, &g);
 	test_fold(rec, &g);
+	test_learn(rec, &g);
 	test_full(rec, &g);
 	ab_netd_recorder_free(rec);
 	return done_testing();

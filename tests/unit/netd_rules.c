@@ -139,6 +139,90 @@ test_decisions(const struct ab_netd_rules *r)
 	}
 }
 
+/*
+ * The same rules in a learning session: only what no rule decided changes (allowed,
+ * reason learn, no rule); deny rules still refuse, and refuse their host on every port.
+ */
+static const struct {
+	const char *host;
+	uint16_t port;
+	bool allow;
+	enum ab_netd_reason reason;
+	const char *rule;
+} learn_names[] = {
+	{ "api.example.com", 443, true, AB_NETD_R_NONE, "api.example.com" },
+	{ "api.example.com", 80, true, AB_NETD_R_LEARN, NULL },
+	{ "other.test", 443, true, AB_NETD_R_LEARN, NULL },
+	{ "x.api.example.com", 8443, true, AB_NETD_R_LEARN, NULL },
+	{ "10.1.3.3", 443, true, AB_NETD_R_LEARN, NULL },	/* the address check follows */
+	{ "evil.cdn.example.com", 443, false, AB_NETD_R_DENY_RULE, "evil.cdn.example.com" },
+	{ "evil.cdn.example.com", 80, false, AB_NETD_R_DENY_RULE, "evil.cdn.example.com" },
+	{ "both.example.com", 443, false, AB_NETD_R_DENY_RULE, "both.example.com:443" },
+	{ "both.example.com", 8080, true, AB_NETD_R_NONE, "both.example.com:8080" },
+	{ "both.example.com", 22, false, AB_NETD_R_DENY_RULE, "both.example.com:443" },
+};
+
+static const struct {
+	const char *name;
+	bool allow;
+	enum ab_netd_reason reason;
+} learn_dns[] = {
+	{ "api.example.com", true, AB_NETD_R_NONE },
+	{ "other.test", true, AB_NETD_R_LEARN },
+	{ "evil.cdn.example.com", false, AB_NETD_R_DENY_RULE },
+	{ "both.example.com", true, AB_NETD_R_NONE },	/* allowed on 8080 by its rule */
+	{ "_dmarc.example.com", false, AB_NETD_R_NO_RULE },	/* host.c refuses '_' */
+	{ "10.1.2.3", false, AB_NETD_R_NO_RULE },
+};
+
+static void
+test_learn(struct ab_netd_rules *r)
+{
+	struct ab_netd_cidr host;
+	size_t i;
+
+	r->learn = true;
+	for (i = 0; i < sizeof(learn_names) / sizeof(learn_names[0]); i++) {
+		struct ab_netd_host h;
+		enum ab_netd_reason why = AB_NETD_R_LIMIT;
+		const char *rule = "unset";
+		bool allow;
+
+		if (ab_netd_host_parse(learn_names[i].host, strlen(learn_names[i].host), &h) != 0) {
+			ok(0, "name %s parses", learn_names[i].host);
+			continue;
+		}
+		allow = ab_netd_decide_name(r, &h, learn_names[i].port, &why, &rule);
+		ok(allow == learn_names[i].allow && why == learn_names[i].reason &&
+		   (learn_names[i].rule == NULL ? rule == NULL
+						: rule && !strcmp(rule, learn_names[i].rule)),
+		   "learning: %s:%u -> %s %s (%s)", learn_names[i].host, learn_names[i].port,
+		   allow ? "allowed" : "denied", ab_netd_reason_name(why), rule ? rule : "-");
+	}
+	for (i = 0; i < sizeof(learn_dns) / sizeof(learn_dns[0]); i++) {
+		enum ab_netd_reason why = AB_NETD_R_LIMIT;
+		const char *rule;
+		bool allow = ab_netd_decide_dns_name(r, learn_dns[i].name, &why, &rule);
+
+		ok(allow == learn_dns[i].allow && why == learn_dns[i].reason,
+		   "learning: dns %s -> %s %s", learn_dns[i].name, allow ? "allowed" : "refused",
+		   ab_netd_reason_name(why));
+	}
+	/* Learning decides names only: every address refusal stays. */
+	ab_netd_cidr_parse("198.51.100.77/32", &host);
+	for (i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		struct sockaddr_storage ss = sa(addrs[i].addr);
+		enum ab_netd_reason why = AB_NETD_R_LIMIT;
+
+		ok(ab_netd_decide_addr(r, &host, 1, &ss, &why) == addrs[i].ok &&
+		   why == addrs[i].reason, "learning: address %s -> %s", addrs[i].addr,
+		   ab_netd_reason_name(why));
+	}
+	ok(strcmp(ab_netd_reason_name(AB_NETD_R_LEARN), "learn") == 0,
+	   "the reason's record word is learn");
+	r->learn = false;
+}
+
 static void
 test_build(const struct ab_netd_suffixes *psl)
 {
@@ -154,8 +238,10 @@ test_build(const struct ab_netd_suffixes *psl)
 	ab_netd_rules_free(&r);
 	ok(ab_netd_rules_build(&s, NULL, NULL, psl, &r) == -EINVAL, "inet_aton shorthand refused");
 	ok(ab_netd_rules_build(NULL, NULL, &c, psl, &r) == -EINVAL, "CIDR shorthand refused");
-	ok(ab_netd_rules_lists(NULL, &a, &s, &c) == -EPERM && a.n == 1 && s.n == 1 && c.n == 1,
-	   "no policy: refused, nothing added");
+	bool learn = true;
+
+	ok(ab_netd_rules_lists(NULL, &a, &s, &c, &learn) == -EPERM && a.n == 1 && s.n == 1 &&
+	   c.n == 1, "no policy: refused, nothing added");
 	{
 		static const char *const al[] = { "*.example.com", "api.example.net:8443", NULL };
 		static const char *const de[] = { "bad.example.com", NULL };
@@ -166,13 +252,21 @@ test_build(const struct ab_netd_suffixes *psl)
 		pol.allow_host = strv(al);
 		pol.deny_host = strv(de);
 		pol.allow_private = strv(pr);
-		ok(ab_netd_rules_lists(&pol, &a2, &d2, &p2) == -EPERM && a2.n == 0,
+		ok(ab_netd_rules_lists(&pol, &a2, &d2, &p2, &learn) == -EPERM && a2.n == 0,
 		   "a policy whose network is not proxy is no session of ours");
 		pol.network = AB_NET_PROXY;
-		ok(ab_netd_rules_lists(&pol, &a2, &d2, &p2) == 0 && a2.n == 2 && d2.n == 1 &&
+		ok(ab_netd_rules_lists(&pol, &a2, &d2, &p2, &learn) == 0 && a2.n == 2 && d2.n == 1 &&
 		   p2.n == 1 && strcmp(a2.v[1], "api.example.net:8443") == 0 &&
 		   strcmp(d2.v[0], "bad.example.com") == 0 && strcmp(p2.v[0], "10.200.0.0/16") == 0,
 		   "a proxy policy's allow_host, deny_host and allow_private, in order");
+		ok(!learn, "... and its learn: no by default");
+		ab_strv_free(&a2);
+		ab_strv_free(&d2);
+		ab_strv_free(&p2);
+		a2 = d2 = p2 = (struct ab_strv){ 0 };
+		pol.learn = AB_YES;
+		ok(ab_netd_rules_lists(&pol, &a2, &d2, &p2, &learn) == 0 && learn,
+		   "learn = yes reaches the daemon's rules");
 		ab_strv_free(&pol.allow_host);
 		ab_strv_free(&pol.deny_host);
 		ab_strv_free(&pol.allow_private);
@@ -201,8 +295,19 @@ test_file(const struct ab_netd_suffixes *psl)
 		"allow_private = 10.0.0.0/8\n");
 	fclose(f);
 	ok(ab_netd_rules_load_file(path, psl, &r) == 0 && r.nrule == 3 && r.npriv == 1 &&
-	   r.rule[0].deny, "a rules file: deny first, then allows, and allow_private");
+	   r.rule[0].deny && !r.learn,
+	   "a rules file: deny first, then allows, and allow_private; no learn");
 	ab_netd_rules_free(&r);
+	f = fopen(path, "w");
+	fprintf(f, "allow_host = a.test\nlearn = yes\n");
+	fclose(f);
+	ok(ab_netd_rules_load_file(path, psl, &r) == 0 && r.nrule == 1 && r.learn,
+	   "a rules file's learn = yes");
+	ab_netd_rules_free(&r);
+	f = fopen(path, "w");
+	fprintf(f, "learn = maybe\n");
+	fclose(f);
+	ok(ab_netd_rules_load_file(path, psl, &r) == -EINVAL, "learn = maybe is refused");
 	f = fopen(path, "w");
 	fprintf(f, "allow_hosts = a.test\n");
 	fclose(f);
@@ -220,6 +325,8 @@ main(void)
 	ok(ab_netd_suffixes_open(&psl) == 0, "public suffix list");
 	ok(ab_netd_rules_build(&a, &d, &p, psl, &r) == 0, "build the table's rules");
 	test_decisions(&r);
+	test_learn(&r);
+	test_decisions(&r);	/* and back: nothing of it stays */
 	test_build(psl);
 	test_file(psl);
 	ab_netd_rules_free(&r);
