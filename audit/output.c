@@ -280,6 +280,8 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 
 		prog = slash ? (struct ab_str){ slash + 1, d->exe.n - (slash + 1 - d->exe.p) } : d->exe;
 	}
+	if (d->learn && prog.n == 0)
+		prog = str_of_cstr("-");	/* a learning record without comm */
 	if (o->tty) {
 		put_col(f, str_of_cstr(t), W_TIME);
 		put_col(f, str_of_cstr(ses), W_SES);
