@@ -704,10 +704,12 @@ netrow_text(struct ab_out *o, const struct ab_netrow *w)
 	fmt_time(first, sizeof(first), w->first_sec, 0, o->utc, 0);
 	fmt_time(last, sizeof(last), w->last_sec, 0, o->utc, 0);
 	if (w->allowed)
-		snprintf(detail, sizeof(detail), "up %ju down %ju%s%s%s", (uintmax_t)w->bytes_up,
+		snprintf(detail, sizeof(detail), "up %ju down %ju%s%s%s%s", (uintmax_t)w->bytes_up,
 		    (uintmax_t)w->bytes_down,
 		    /* a DNS answer has no connection to close */
 		    w->closes < w->count && strcmp(w->proto, "dns") != 0 ? " (not all closed)" : "",
+		    /* a learning session's host no allow_host matched: a would-be denial */
+		    strcmp(w->reason, "learn") == 0 ? " (learn: no allow_host)" : "",
 		    w->rule[0] ? "  rule " : "", w->rule);
 	else
 		snprintf(detail, sizeof(detail), "%s%s%s", w->reason[0] ? w->reason : "-",

@@ -127,6 +127,10 @@ print(" ".join("%d:%s:%s" % (s["session"], s["learn"], s["learn_lost"])
 		"sessions --json ($eng): learn true|false, learn_lost"
 done
 
+out=$("$AA" net --input "$L" 2>/dev/null)
+like "$out" "api.example.com:443"*"up 812 down 20480 (learn: no allow_host)" \
+	"net view: the connection let through in learning mode says so"
+
 # The learn-lost record concerns its own session: the selection decides the exit status.
 "$AA" --quiet --input "$L" --session 401 > "$tmp/out" 2>&1; rc=$?
 is "$rc" 0 "--session 401 (whole learning record): exit 0"
