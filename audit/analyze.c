@@ -70,6 +70,7 @@ struct ab_review {
 	char			 b_access[256], b_addr[512], b_domain[32], b_user[64];
 	char			 b_dir[8192];	/* Landlock's directory of a make/remove */
 	struct ab_net		 net;		/* the network decision being built */
+	struct ab_learn		 learn;		/* the learning record being built */
 };
 
 /* ---- small helpers -------------------------------------------------------------------- */
@@ -475,6 +476,9 @@ session_record(struct ab_review *rv, const struct ab_rec *r)
 			copy_cstr(s->network, sizeof(s->network), buf, strlen(buf));
 		if (getf(r, "box", 1, buf, sizeof(buf)) > 0)
 			copy_cstr(s->box, sizeof(s->box), buf, strlen(buf));
+		/* learn=yes (docs/audit-records.md): a learning session; absent otherwise. */
+		if (getf(r, "learn", 1, buf, sizeof(buf)) > 0 && strcmp(buf, "yes") == 0)
+			s->learn = 1;
 	} else if (strcmp(op, "agentbox-session-end") == 0) {
 		s->ends++;
 		s->have_end = 1;
@@ -734,7 +738,9 @@ passes(const struct ab_review *rv, const struct ab_denial *d)
 		return 0;
 	if (f->have_until && d->sec > f->until)
 		return 0;
-	if (f->kinds != 0 && !(f->kinds & (1 << d->kind)))
+	/* --kind learn selects the would-be denials; with other kinds, either does. */
+	if (f->kinds != 0 && !(f->kinds & (1 << d->kind)) &&
+	    !(d->learn && (f->kinds & AB_KIND_LEARN_BIT)))
 		return 0;
 	if (f->path != NULL && !path_match(f->path, d->path))
 		return 0;
@@ -824,7 +830,8 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 {
 	d->host_path_note = d->path.n > 0 && d->path.p[0] == '/' ? host_note(d->path) : NULL;
 	rv->st.denials_all++;
-	if (s == NULL && d->net == NULL)	/* net_decision() has looked it up already */
+	/* net_decision() and learn_record() have looked it up already. */
+	if (s == NULL && d->net == NULL && !d->learn)
 		s = session_of(rv, d->node, d->ses);
 	if (s != NULL) {
 		s->denials_all++;
@@ -837,7 +844,11 @@ emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 		s->denials++;
 		s->by_kind[d->kind]++;
 		if (d->net != NULL) {
-			s->net_denied += d->net->attempts;
+			/* A learning session's would-be denial was let through: a connection. */
+			if (d->learn)
+				s->net_allowed++;
+			else
+				s->net_denied += d->net->attempts;
 			count_top(rv, &s->paths, d->net->host);
 		} else if (d->path.n > 0)
 			count_top(rv, &s->paths, d->path);
@@ -888,7 +899,10 @@ net_decision(struct ab_review *rv, const struct ab_rec *r)
 		s->net_records_all++;
 		session_met(s, &d);
 	}
-	if (!n->allowed) {
+	/* A denied decision is a denial; a learning session's open with reason=learn is a
+	 * would-be one (its close, with the bytes, is an allowed decision as any other). */
+	d.learn = n->learn;
+	if (!n->allowed || n->learn) {
 		emit(rv, &d, s);
 		return;
 	}
@@ -920,6 +934,63 @@ net_session(struct ab_review *rv, const struct ab_rec *r)
 	session_seen(s, r->sec);
 	if (strcmp(event, "end") == 0)
 		snprintf(s->net_end, sizeof(s->net_end), "%s", reason[0] ? reason : "end");
+}
+
+/*
+ * op=agentbox-learn: a would-be Landlock denial of a learning session, recorded by
+ * agentbox-maskd.  As for network records the header is the daemon's: the session, uid,
+ * pid and comm are the message's, the user is the session's (or, for this host's own
+ * records, its account database's: never the enriched translation of the header's uid).
+ */
+static void
+learn_record(struct ab_review *rv, const struct ab_rec *r)
+{
+	struct ab_learn *l = &rv->learn;
+	struct ab_denial d = { .sec = r->sec, .ms = r->ms, .serial = r->serial, .node = r->node,
+	    .kind = AB_KIND_LANDLOCK, .auid = AB_UNSET32, .learn = 1 };
+	struct ab_session *s;
+	int rc;
+
+	if ((rc = ab_learn_parse(r, l)) == 1)
+		return;
+	rv->st.learn_records++;
+	rv->st.learn_malformed += rc != 0;
+	d.malformed = rc != 0;
+	d.ses = l->ses;
+	d.uid = l->uid;
+	d.pid = l->pid;
+	d.comm = l->comm;
+	d.access = l->access;
+	d.path = l->path;
+	d.exe = d.domain = d.dir = d.addr = (struct ab_str){ "", 0 };
+	snprintf(d.rule, sizeof(d.rule), "learn (agentbox-maskd)");
+	s = session_of(rv, d.node, d.ses);	/* NULL: no ses (malformed), or table full */
+	d.user = user_name(rv, NULL, s, d.node, d.uid);
+	emit(rv, &d, s);
+}
+
+/* op=agentbox-learn-lost: the session's learning record is incomplete from here on. */
+static void
+learn_lost(struct ab_review *rv, const struct ab_rec *r)
+{
+	char reason[32];
+	struct ab_session *s;
+	uint64_t ses, uid;
+	int rc;
+
+	if ((rc = ab_learn_lost_parse(r, &ses, &uid, reason, sizeof(reason))) == 1)
+		return;
+	rv->st.learn_malformed += rc != 0;
+	if (ses == AB_UNSET32) {
+		rv->st.learn_lost_unattributed++;
+		return;
+	}
+	if ((s = session_of(rv, r->node, ses)) == NULL)
+		return;		/* counted: the table could not hold it */
+	session_seen(s, r->sec);
+	if (s->learn_lost++ == 0)
+		copy_cstr(s->learn_lost_reason, sizeof(s->learn_lost_reason),
+		    reason[0] ? reason : "?", reason[0] ? strlen(reason) : 1);
 }
 
 /* Process details: from SYSCALL, else from REC itself (SECCOMP, LANDLOCK_DOMAIN). */
@@ -1231,6 +1302,8 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 			session_record(rv, &recs[i]);
 			net_decision(rv, &recs[i]);
 			net_session(rv, &recs[i]);
+			learn_record(rv, &recs[i]);
+			learn_lost(rv, &recs[i]);
 			break;
 		default:
 			break;

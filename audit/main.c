@@ -124,7 +124,8 @@ usage(FILE *f)
 	    "  --input FILE       read FILE (repeatable; '-' is stdin); default:\n"
 	    "                     " AUDIT_LOG ".N (highest first) then " AUDIT_LOG "\n"
 	    "  --session N  --user NAME|UID  --since T  --until T\n"
-	    "  --kind landlock|seccomp|dac|net[,...]  --path PREFIX|GLOB\n"
+	    "  --kind landlock|seccomp|dac|net|learn[,...]  --path PREFIX|GLOB\n"
+	    "                     learn: a learning session's would-be denials (file, net)\n"
 	    "                     T: epoch, @epoch, YYYY-MM-DD[ HH:MM[:SS]], now, today,\n"
 	    "                     yesterday, or N[smhd] (that long ago)\n"
 	    "                     sessions, summary: --session, --user, --since/--until select\n"
@@ -436,8 +437,13 @@ parse_kinds(const char *s)
 				k |= 1 << i;
 				found = 1;
 			}
+		/* learn: a learning session's would-be denials (file and net), by any kind. */
+		if (strcmp(t, "learn") == 0) {
+			k |= AB_KIND_LEARN_BIT;
+			found = 1;
+		}
 		if (!found)
-			die(EXIT_USAGE, "--kind %s: expected landlock, seccomp, dac or net", t);
+			die(EXIT_USAGE, "--kind %s: expected landlock, seccomp, dac, net or learn", t);
 	}
 	free(dup);
 	return k;
@@ -641,6 +647,13 @@ main(int argc, char **argv)
 	else if (cmd == CMD_SUGGEST) {
 		char err[AB_SUGGEST_ERR] = "";
 
+		const struct ab_session *s;
+
+		/* Learning sessions whose record is short: the drop-in's header says so. */
+		for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++)
+			if (s->learn_lost > 0 && ab_session_selected(rv, s))
+				ab_suggest_learn_lost(st.sg, s->ses, s->uid, s->user,
+				    s->learn_lost_reason);
 		/* stdout is the drop-in alone: the report goes to stderr, as with --json. */
 		if (ab_suggest_print(st.sg, stdout, &sopt, err, sizeof(err)) != 0)
 			die(EXIT_FATAL, "suggest: %s", err[0] != '\0' ? err : "failed");

@@ -75,6 +75,14 @@ check(struct ab_net *n, int have_ses, int have_uid, int have_host)
 		ok = n->allowed = 0;
 	if (n->port != AB_NET_NONE && n->port > 65535)
 		ok = 0;
+	/* reason=learn: a learning session's host no allow_host matches, let through
+	 * (docs/audit-records.md, "Learning records"): only ever on an allowed decision. */
+	if (is(n->b_reason, "learn")) {
+		if (!n->allowed)
+			ok = 0;
+		else
+			n->learn = is(n->b_event, "open");
+	}
 	return ok;
 }
 

@@ -199,6 +199,10 @@ denial_json(FILE *f, const struct ab_denial *d)
 		net_json(f, d->net);
 	} else
 		json_str(f, str_of_cstr(d->rule));
+	/* A would-be denial of a learning session (docs/audit-records.md). */
+	fprintf(f, ",\"learn\":%s", d->learn ? "true" : "false");
+	if (d->malformed && d->net == NULL)
+		fputs(",\"malformed\":true", f);
 	fputs("}\n", f);
 }
 
@@ -241,6 +245,9 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 	FILE *f = o->f;
 	char t[64], ses[24], nobj[2048], nacc[40];
 	struct ab_str obj = d->path.n > 0 ? d->path : d->addr, prog = d->comm, acc = d->access;
+	/* A learning session's would-be denial reads "learn" in the kind column: it was
+	 * let through, and the access column tells a file (fs.*) from a connection. */
+	const char *kind = d->learn ? "learn" : ab_kind_name[d->kind];
 
 	if (d->net != NULL) {	/* access "connect deny", "dns open", ...; object host:port... */
 		obj = net_object(nobj, sizeof(nobj), d->net);
@@ -273,11 +280,13 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 
 		prog = slash ? (struct ab_str){ slash + 1, d->exe.n - (slash + 1 - d->exe.p) } : d->exe;
 	}
+	if (d->learn && prog.n == 0)
+		prog = str_of_cstr("-");	/* a learning record without comm */
 	if (o->tty) {
 		put_col(f, str_of_cstr(t), W_TIME);
 		put_col(f, str_of_cstr(ses), W_SES);
 		put_col(f, str_of_cstr(d->user ? d->user : "?"), W_USER);
-		put_col(f, str_of_cstr(ab_kind_name[d->kind]), W_KIND);
+		put_col(f, str_of_cstr(kind), W_KIND);
 		put_col(f, acc, W_ACC);
 		put_col(f, str_of_cstr(d->syscall ? d->syscall : "-"), W_SYS);
 		put_col(f, prog, W_PROG);
@@ -287,7 +296,7 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 	} else {
 		fprintf(f, "%s\t%ju\t%s\t", t, (uintmax_t)d->serial, ses);
 		put_safe(f, str_of_cstr(d->user ? d->user : "?"), 0);
-		fprintf(f, "\t%s\t", ab_kind_name[d->kind]);
+		fprintf(f, "\t%s\t", kind);
 		put_safe(f, acc, 0);
 		fprintf(f, "\t%s\t", d->syscall ? d->syscall : "-");
 		put_safe(f, prog, 0);
@@ -362,6 +371,11 @@ session_json(FILE *f, const struct ab_session *s)
 	json_str_or_null(f, str_of_cstr(s->network));
 	fputs(",\"box\":", f);
 	json_str_or_null(f, str_of_cstr(s->box));
+	fprintf(f, ",\"learn\":%s,\"learn_lost\":", s->learn ? "true" : "false");
+	if (s->learn_lost > 0)
+		json_str(f, str_of_cstr(s->learn_lost_reason));
+	else
+		fputs("null", f);
 	fprintf(f, ",\"new_ses\":%s,\"logins\":%ju", s->shared ? "false" : "true",
 	    (uintmax_t)s->logins);
 	fprintf(f, ",\"denials\":%ju,\"landlock\":%ju,\"seccomp\":%ju,\"dac\":%ju,\"net\":%ju,"
@@ -421,6 +435,19 @@ no_sessions(struct ab_out *o, const struct ab_review *rv)
 
 static void refusals(struct ab_out *o, const struct ab_review *rv);
 static void boxes(struct ab_out *o, const struct ab_review *rv);
+
+/* learn = yes: the row says so, and whether its learning record is whole. */
+static void
+learn_mark(FILE *f, const struct ab_session *s)
+{
+	if (s->learn)
+		fputs(" [learning]", f);
+	if (s->learn_lost > 0) {
+		fputs(" [learning record incomplete: ", f);
+		put_safe(f, str_of_cstr(s->learn_lost_reason), 0);
+		fputc(']', f);
+	}
+}
 
 void
 ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
@@ -483,6 +510,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 			put_safe(o->f, str_of_cstr(s->box), 0);
 			fputc(']', o->f);
 		}
+		learn_mark(o->f, s);
 		fputc('\n', o->f);
 	}
 	if (shown == 0)
@@ -676,10 +704,12 @@ netrow_text(struct ab_out *o, const struct ab_netrow *w)
 	fmt_time(first, sizeof(first), w->first_sec, 0, o->utc, 0);
 	fmt_time(last, sizeof(last), w->last_sec, 0, o->utc, 0);
 	if (w->allowed)
-		snprintf(detail, sizeof(detail), "up %ju down %ju%s%s%s", (uintmax_t)w->bytes_up,
+		snprintf(detail, sizeof(detail), "up %ju down %ju%s%s%s%s", (uintmax_t)w->bytes_up,
 		    (uintmax_t)w->bytes_down,
 		    /* a DNS answer has no connection to close */
 		    w->closes < w->count && strcmp(w->proto, "dns") != 0 ? " (not all closed)" : "",
+		    /* a learning session's host no allow_host matched: a would-be denial */
+		    strcmp(w->reason, "learn") == 0 ? " (learn: no allow_host)" : "",
 		    w->rule[0] ? "  rule " : "", w->rule);
 	else
 		snprintf(detail, sizeof(detail), "%s%s%s", w->reason[0] ? w->reason : "-",
@@ -807,6 +837,13 @@ net_problems(struct problems *p, const struct ab_facts *x)
 	if (x->net_rows_lost > 0)
 		problem(p, "%ju network decision(s) not counted in the net view (its table is full, "
 		    "or out of memory)", (uintmax_t)x->net_rows_lost);
+	if (x->rs->learn_malformed > 0)
+		problem(p, "%ju learning record(s) of agentbox-maskd malformed (no session, uid, "
+		    "path or access, or a value the contract does not have): listed, their "
+		    "attribution not vouched for, never suggested", (uintmax_t)x->rs->learn_malformed);
+	if (x->rs->learn_lost_unattributed > 0)
+		problem(p, "%ju agentbox-learn-lost record(s) name no session: any learning "
+		    "session's record may be incomplete", (uintmax_t)x->rs->learn_lost_unattributed);
 	if (x->suggest_dropped > 0)
 		problem(p, "%ju denial(s) not judged by suggest (more distinct ones than its "
 		    "table holds, or out of memory): the drop-in does not cover them",
@@ -840,12 +877,16 @@ filter_line(FILE *f, const struct ab_facts *x, size_t nses, size_t nsel)
 		fprintf(f, " until %s", t);
 	}
 	if (fl->kinds != 0) {
+		int first = 1;
+
 		fputs(" kind", f);
-		for (int k = 0, first = 1; k < AB_KIND_N; k++)
+		for (int k = 0; k < AB_KIND_N; k++)
 			if (fl->kinds & (1 << k)) {
 				fprintf(f, "%s%s", first ? " " : ",", ab_kind_name[k]);
 				first = 0;
 			}
+		if (fl->kinds & AB_KIND_LEARN_BIT)
+			fprintf(f, "%slearn", first ? " " : ",");
 	}
 	if (fl->path != NULL) {
 		fputs(" path ", f);
@@ -876,6 +917,8 @@ struct report {
 	size_t		 span_gap_hit;	/* selected sessions with such serials */
 	size_t		 span_gap_unknown; /* selected sessions whose span's serials cannot
 					 * be told (runs folded for memory, two boots) */
+	size_t		 learn_lost_others; /* sessions not selected whose learning record
+					 * is incomplete (a note) */
 };
 
 /* --session or --user: the review is about those sessions, so is its verdict. */
@@ -919,6 +962,8 @@ report_compute(const struct ab_facts *x, struct report *r)
 		r->nsel += ab_session_selected(x->rv, s) != 0;
 	}
 	r->by_span = selects_sessions(x) && r->nsel > 0;
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++)
+		r->learn_lost_others += s->learn_lost > 0 && !ab_session_selected(x->rv, s);
 	for (size_t i = 0; r->by_span && (s = ab_review_session(x->rv, i)) != NULL; i++) {
 		uint64_t n;
 		enum ab_span v;
@@ -972,6 +1017,31 @@ span_problems(struct problems *p, const struct ab_facts *x, const struct report 
 	if (shown > SPAN_LINES)
 		problem(p, "%zu more selected session(s) lost records or cannot be judged",
 		    r->span_hit - SPAN_LINES);
+}
+
+/*
+ * One problem() per selected session whose learning record is incomplete
+ * (op=agentbox-learn-lost): what it tried after that was not recorded, so neither the
+ * would-be denials nor a suggestion from them cover it.  Other sessions' are a note.
+ */
+static void
+learn_problems(struct problems *p, const struct ab_facts *x)
+{
+	const struct ab_session *s;
+	size_t shown = 0;
+
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		if (s->learn_lost == 0 || !ab_session_selected(x->rv, s))
+			continue;
+		if (shown++ < SPAN_LINES)
+			problem(p, "session %ju: its learning record is incomplete (%s, %ju "
+			    "agentbox-learn-lost record(s)): would-be denials after that were not "
+			    "recorded", (uintmax_t)s->ses, s->learn_lost_reason,
+			    (uintmax_t)s->learn_lost);
+	}
+	if (shown > SPAN_LINES)
+		problem(p, "%zu more selected session(s) with an incomplete learning record",
+		    shown - SPAN_LINES);
 }
 
 /* One problem() per reason the record may not be complete, in the report's order. */
@@ -1039,6 +1109,7 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 		    r->no_start, x->oldest_file ? ": oldest file " : "", x->oldest_file ? x->oldest_file : "");
 	bookkeeping_problems(p, x->rs);
 	net_problems(p, x);
+	learn_problems(p, x);
 	if (x->rs->domains_partial > 0)
 		problem(p, "%ju Landlock domain(s) created before the oldest record read have "
 		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
@@ -1096,6 +1167,12 @@ report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 		fprintf(f, "  network: %ju agentbox-netd decision record(s) read (%ju allowed, "
 		    "%ju denied)\n", (uintmax_t)x->rs->net_records, (uintmax_t)x->rs->net_allowed,
 		    (uintmax_t)x->rs->net_denied);
+	if (x->rs->learn_records > 0)
+		fprintf(f, "  learning: %ju would-be denial record(s) of agentbox-maskd read\n",
+		    (uintmax_t)x->rs->learn_records);
+	if (r->learn_lost_others > 0)
+		fprintf(f, "  note: %zu session(s) not selected have an incomplete learning record\n",
+		    r->learn_lost_others);
 	if (x->rs->refused > 0)
 		fprintf(f, "  note: %ju login(s) refused by pam_agentbox (see the sessions command)\n",
 		    (uintmax_t)x->rs->refused);
@@ -1142,12 +1219,14 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
 	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
 	    "\"sessions\":%zu,\"sessions_before_filters\":%zu,\"net_records\":%ju,"
-	    "\"net_allowed\":%ju,\"net_denied\":%ju,\"net_malformed\":%ju}}\n",
+	    "\"net_allowed\":%ju,\"net_denied\":%ju,\"net_malformed\":%ju,"
+	    "\"learn_records\":%ju,\"learn_malformed\":%ju}}\n",
 	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
 	    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
 	    x->filtered ? "true" : "false", r->nsel, r->nses, (uintmax_t)x->rs->net_records,
 	    (uintmax_t)x->rs->net_allowed, (uintmax_t)x->rs->net_denied,
-	    (uintmax_t)x->rs->net_malformed);
+	    (uintmax_t)x->rs->net_malformed, (uintmax_t)x->rs->learn_records,
+	    (uintmax_t)x->rs->learn_malformed);
 }
 
 int

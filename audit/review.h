@@ -133,6 +133,7 @@ void	ab_aup_free(struct ab_aup *a);
  * denials, the allowed ones are listed with --kind net and counted in the net view. */
 enum ab_kind { AB_KIND_LANDLOCK = 0, AB_KIND_SECCOMP, AB_KIND_DAC, AB_KIND_NET, AB_KIND_N };
 extern const char *const ab_kind_name[AB_KIND_N];
+#define AB_KIND_LEARN_BIT	(1 << AB_KIND_N)
 
 #define AB_UNSET32	4294967295ULL	/* auid/ses "unset" */
 
@@ -147,6 +148,8 @@ struct ab_net {
 	uint64_t	 port, count, bytes_up, bytes_down, dur_ms;	/* AB_NET_NONE: absent */
 	uint64_t	 attempts;	/* count, or 1 */
 	int		 allowed;	/* decision=allowed (and not event=deny) */
+	int		 learn;		/* an allowed open with reason=learn: a would-be denial
+					 * of a learning session (docs/audit-records.md) */
 	int		 malformed;	/* not what the contract says: see ab_net_parse */
 	int		 host_truncated;
 	struct ab_str	 proto, host, addr, rule, reason;	/* rule, reason: empty for "-" */
@@ -166,6 +169,30 @@ int	ab_net_parse(const struct ab_rec *r, struct ab_net *n);
  * 0; -EINVAL without a session or with another event. */
 int	ab_net_session_parse(const struct ab_rec *r, uint64_t *ses, char *event, size_t ecap,
 	    char *reason, size_t rcap);
+
+/* ---- learning records (learn.c) ------------------------------------------------------- */
+
+/* One op=agentbox-learn record of agentbox-maskd, decoded: a would-be Landlock denial of
+ * a learn = yes session.  ses/uid/pid/comm are the message's (the header is the
+ * daemon's).  access is the Landlock right (fs.read_file, fs.read_dir, fs.execute,
+ * fs.write_file), or the record's own value when it is not one of the contract's. */
+struct ab_learn {
+	uint64_t	 ses, uid, pid;	/* AB_UNSET32 when absent */
+	int		 malformed;
+	struct ab_str	 access, path, comm;
+	char		 b_raw_access[32], b_comm[64], b_path[8192];
+};
+/*
+ * R as a learning record.  Returns 1 when R is not op=agentbox-learn; 0; or -EINVAL when
+ * it does not say what the contract says (no ses, uid, path or access; an access outside
+ * read|list|execute|write; a path that is not absolute or was cut; a pid that is not a
+ * number): L is filled as far as it could be and malformed set.
+ */
+int	ab_learn_parse(const struct ab_rec *r, struct ab_learn *l);
+/* op=agentbox-learn-lost: 1 not one; 0; -EINVAL without ses or uid, or with a reason
+ * outside table-full|overflow|read-error (*SES is then AB_UNSET32 when it had none). */
+int	ab_learn_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *uid, char *reason,
+	    size_t rcap);
 
 /* The net view: one row per session (or user), protocol, host, port, decision, reason. */
 struct ab_netrow {
@@ -211,6 +238,10 @@ struct ab_denial {
 	struct ab_str	 domain;	/* Landlock domain id (hex) */
 	char		 rule[64];	/* "landlock domain 1d5..", "seccomp errno(1)", "audit key agentbox" */
 	const struct ab_net *net;	/* kind net: the decision (its rule is net->rule) */
+	int		 learn;		/* a would-be denial of a learning session: an
+					 * op=agentbox-learn record (kind landlock) or a net
+					 * open with reason=learn (kind net) */
+	int		 malformed;	/* a learning record not as the contract says */
 };
 
 /* ---- completeness (complete.c) ----------------------------------------------------- */
@@ -256,7 +287,9 @@ struct ab_filter {
 	const char	*user;		/* name or decimal uid */
 	int		 have_since, have_until;
 	uint64_t	 since, until;	/* epoch seconds */
-	int		 kinds;		/* bit mask of 1 << ab_kind; 0 = all */
+	int		 kinds;		/* bit mask of 1 << ab_kind, and AB_KIND_LEARN_BIT
+					 * (--kind learn: the would-be denials, file and net);
+					 * a denial passes when any bit selects it; 0 = all */
 	const char	*path;		/* prefix (directory boundary) or glob */
 	int		 net_decisions;	/* hand FN the allowed network decisions too (--kind
 					 * net, the net view), not only the denied ones */
@@ -278,6 +311,10 @@ struct ab_session {
 	char		 digest[72];
 	char		 network[16];
 	char		 box[16];	/* persist = yes: the box the login built or joined */
+	int		 learn;		/* learn=yes in a start record: a learning session */
+	uint64_t	 learn_lost;	/* op=agentbox-learn-lost records: its learning record
+					 * is incomplete from the first one on */
+	char		 learn_lost_reason[32];	/* the first one's reason */
 	uint64_t	 init_pid;
 	uint64_t	 start_sec, end_sec;
 	uint32_t	 start_ms, end_ms;
@@ -348,6 +385,12 @@ struct ab_review_stats {
 	uint64_t	 net_shown;		/* decisions handed to FN */
 	uint64_t	 net_malformed;		/* not what the contract says (counted, listed
 						 * when not plainly allowed) */
+	/* Learning records (learn.c). */
+	uint64_t	 learn_records;		/* op=agentbox-learn read */
+	uint64_t	 learn_malformed;	/* learn and learn-lost records not as the
+						 * contract says (listed, never vouched for) */
+	uint64_t	 learn_lost_unattributed;	/* learn-lost without a session: any
+						 * session's learning record may be short */
 };
 
 struct ab_review;
@@ -470,6 +513,10 @@ int	ab_suggest_new(struct ab_suggest **out);
 void	ab_suggest_add(void *sg, const struct ab_denial *d);
 int	ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o,
 	    char *err, size_t errlen);
+/* Session SES (uid UID, user USER) is selected and its learning record is incomplete
+ * (op=agentbox-learn-lost, REASON): the drop-in's header says so when it is the user's. */
+void	ab_suggest_learn_lost(struct ab_suggest *sg, uint64_t ses, uint64_t uid,
+	    const char *user, const char *reason);
 /* Denials not judged: distinct ones beyond the table, or lost to out of memory. */
 uint64_t ab_suggest_dropped(const struct ab_suggest *sg);
 void	ab_suggest_free(struct ab_suggest *sg);

@@ -43,6 +43,7 @@
 #define EXAMPLE_MAX	80	/* bytes of an example in a comment: with the longest
 				 * counts and access, a comment line stays within 198 */
 #define ACCESS_MAX	32
+#define LOST_MAX	16	/* learning sessions named in the header; the rest counted */
 
 /* One distinct denial: what and how often. */
 struct entry {
@@ -70,6 +71,13 @@ struct ab_suggest {
 	uint64_t	 sessions[SESSIONS_MAX];
 	size_t		 nsessions;
 	int		 many_sessions;
+	uint64_t	 learn;		/* of the denials, would-be ones of learning sessions */
+	struct learn_lost {		/* selected sessions whose learning record is short */
+		uint64_t ses, uid;
+		char	 user[64], reason[32];
+	}		 lost[LOST_MAX];
+	size_t		 nlost;
+	uint64_t	 lost_more;	/* past LOST_MAX */
 	int		 err;		/* -ENOMEM, sticky */
 };
 
@@ -290,24 +298,31 @@ void
 ab_suggest_add(void *arg, const struct ab_denial *d)
 {
 	struct ab_suggest *sg = arg;
-	struct ab_str none = { "", 0 }, obj = d->path;
+	struct ab_str none = { "", 0 }, obj = d->path, bad = { "malformed", 9 };
 
-	if (d->net != NULL && d->net->allowed)
-		return;		/* --kind net hands the allowed decisions over too */
+	/* --kind net hands the allowed decisions over too; of those, only a learning
+	 * session's would-be denials (reason=learn opens) are judged. */
+	if (d->net != NULL && d->net->allowed && !d->learn)
+		return;
 	sg->denials++;
+	sg->learn += d->learn != 0;
 	note_user(sg, d->uid, d->user);
 	note_session(sg, d->ses);
 	if (d->net != NULL) {
+		/* A learning session's host that no allow_host matched is what a refusal for
+		 * "no-rule" is in enforcing mode (docs/audit-records.md): judged the same. */
 		count_entry(sg, AB_KIND_NET, d->net->proto, d->net->host, none,
 		    d->net->port == AB_NET_NONE ? 0 : d->net->port,
-		    d->net->malformed ? (struct ab_str){ "malformed", 9 } : d->net->reason,
-		    d->net->attempts);
+		    d->net->malformed ? bad : d->learn ? (struct ab_str){ "no-rule", 7 } :
+		    d->net->reason, d->net->attempts);
 		return;
 	}
 	if (obj.n == 0)
 		obj = d->addr;
+	/* A learning record is a Landlock denial that was let through: the same entry, so
+	 * the same collapsing and refusals; a malformed one is kept apart, never a line. */
 	count_entry(sg, d->kind, d->access, d->kind == AB_KIND_SECCOMP ? none : obj,
-	    d->kind == AB_KIND_LANDLOCK ? d->dir : none, 0, none, 1);
+	    d->kind == AB_KIND_LANDLOCK ? d->dir : none, 0, d->malformed ? bad : none, 1);
 }
 
 /* ---- 2. judge --------------------------------------------------------------------------- */
@@ -775,6 +790,11 @@ judge(const struct world *w, const struct entry *e, struct verdict *v)
 		return judge_path(w, e, K_NONE, v);
 	case AB_KIND_LANDLOCK:
 	default:
+		if (strcmp(e->reason, "malformed") == 0) {
+			v->why = strdup("a malformed learning record (no session, uid, path or "
+			    "access as the contract says): not vouched for");
+			return v->why == NULL ? -ENOMEM : 0;
+		}
 		if ((k = fs_key(e->access, &other)) == K_NONE) {
 			v->why = strdup(other != NULL ? other : "out of memory");
 			return v->why == NULL || other == NULL ? -ENOMEM : 0;
@@ -959,8 +979,59 @@ put_value(FILE *f, const char *v)
 	}
 }
 
+/* Sessions of USER (by name, or uid SELF) whose learning record is incomplete: what
+ * they tried after that is not in the file.  In session order, whatever the read order. */
 static void
-put_text(FILE *f, const struct ab_suggest *sg, const char *user, struct group *g, size_t n)
+put_lost(FILE *f, const struct ab_suggest *sg, const char *user, uid_t self)
+{
+	const struct learn_lost *l;
+	uint64_t last = 0;
+	int any = 0;
+
+	for (;;) {	/* LOST_MAX entries: a selection sort is enough */
+		l = NULL;
+		for (size_t i = 0; i < sg->nlost; i++) {
+			const struct learn_lost *c = &sg->lost[i];
+
+			if ((strcmp(c->user, user) != 0 && (self == (uid_t)-1 || c->uid != self)) ||
+			    (any && c->ses <= last) || (l != NULL && c->ses >= l->ses))
+				continue;
+			l = c;
+		}
+		if (l == NULL)
+			break;
+		fprintf(f, "# INCOMPLETE: the learning record of session %ju is incomplete (",
+		    (uintmax_t)l->ses);
+		put_ascii(f, l->reason, strlen(l->reason), 20);
+		fputs("): what it tried after that is not here\n", f);
+		last = l->ses;
+		any = 1;
+	}
+	if (sg->lost_more > 0)
+		fprintf(f, "# INCOMPLETE: %ju more session(s) with an incomplete learning record\n",
+		    (uintmax_t)sg->lost_more);
+}
+
+void
+ab_suggest_learn_lost(struct ab_suggest *sg, uint64_t ses, uint64_t uid, const char *user,
+    const char *reason)
+{
+	struct learn_lost *l;
+
+	if (sg->nlost == LOST_MAX) {
+		sg->lost_more++;
+		return;
+	}
+	l = &sg->lost[sg->nlost++];
+	l->ses = ses;
+	l->uid = uid;
+	snprintf(l->user, sizeof(l->user), "%s", user);
+	snprintf(l->reason, sizeof(l->reason), "%s", reason);
+}
+
+static void
+put_text(FILE *f, const struct ab_suggest *sg, const char *user, uid_t self, struct group *g,
+    size_t n)
 {
 	size_t shown = 0, refused = 0;
 
@@ -968,6 +1039,10 @@ put_text(FILE *f, const struct ab_suggest *sg, const char *user, struct group *g
 	    "# would need.  Review every line; install as /etc/agentbox/policy.d/%s-suggest.conf\n"
 	    "# (root-owned, 0644), then run: agentbox check\n", (uintmax_t)sg->denials, user,
 	    sg->nsessions, sg->many_sessions ? "+" : "", user);
+	if (sg->learn > 0)
+		fprintf(f, "# %ju of them would-be denials of learning sessions (learn = yes)\n",
+		    (uintmax_t)sg->learn);
+	put_lost(f, sg, user, self);
 	if (sg->dropped > 0)
 		fprintf(f, "# INCOMPLETE: %ju denial(s) were not judged (more than %d distinct "
 		    "ones, or out of memory): narrow the selection\n", (uintmax_t)sg->dropped,
@@ -1174,7 +1249,7 @@ ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o
 	if (o->json)
 		put_json(f, user, g, ng);
 	else
-		put_text(f, sg, user, g, ng);
+		put_text(f, sg, user, self, g, ng);
 	r = 0;
 out:
 	if (r == -ENOMEM && err[0] == '\0')

@@ -370,6 +370,102 @@ test_span(void)
 	ok(verdict(&f, 13, rep, sizeof(rep)) == 1, "--user abt_l1: the open one lost 1: not");
 }
 
+/* ---- learning records (learn.c) ------------------------------------------------------ */
+
+/* One op=agentbox-learn message under agentbox-maskd's header (ses 5: the daemon's). */
+static int
+learn_of(const char *msg, struct ab_learn *l)
+{
+	static char line[1024];
+	struct ab_rec r;
+
+	snprintf(line, sizeof(line), "type=TRUSTED_APP msg=audit(1796110001.001:8003): pid=888 "
+	    "uid=0 auid=1000 ses=5 msg='%s exe=\"/usr/sbin/agentbox-maskd\" hostname=? addr=? "
+	    "terminal=? res=success'", msg);
+	if (ab_rec_parse(line, strlen(line), &r) != 0)
+		return -100;
+	return ab_learn_parse(&r, l);
+}
+
+static void
+test_learn(void)
+{
+	static const char *const right[][2] = { { "read", "fs.read_file" },
+	    { "list", "fs.read_dir" }, { "execute", "fs.execute" }, { "write", "fs.write_file" } };
+	static const char *const bad[] = {
+		"op=agentbox-learn uid=1401 pid=1 access=read path=\"/a\"",		/* no ses */
+		"op=agentbox-learn ses=401 pid=1 access=read path=\"/a\"",		/* no uid */
+		"op=agentbox-learn ses=401 uid=1401 pid=1 path=\"/a\"",		/* no access */
+		"op=agentbox-learn ses=401 uid=1401 pid=1 access=read",		/* no path */
+		"op=agentbox-learn ses=401 uid=1401 pid=1 access=READ path=\"/a\"",
+		"op=agentbox-learn ses=401 uid=1401 pid=1 access=readx path=\"/a\"",
+		"op=agentbox-learn ses=401 uid=1401 pid=1 access=read path=\"a/b\"",
+		"op=agentbox-learn ses=401 uid=1401 pid=x access=read path=\"/a\"",
+		"op=agentbox-learn ses=4294967295 uid=1401 pid=1 access=read path=\"/a\"",
+		"op=agentbox-learn ses=401 uid=-1 pid=1 access=read path=\"/a\"",
+	};
+	const char *cut = "type=TRUSTED_APP msg=audit(1796110001.001:8004): pid=888 uid=0 "
+	    "auid=1000 ses=5 msg='op=agentbox-learn ses=401 uid=1401 pid=1 access=read "
+	    "path=\"/srv/tool-secret/da";
+	struct ab_rec r;
+	struct ab_learn l;
+	char msg[256];
+
+	for (size_t i = 0; i < sizeof(right) / sizeof(right[0]); i++) {
+		snprintf(msg, sizeof(msg), "op=agentbox-learn ses=401 uid=1401 pid=5001 access=%s "
+		    "path=\"/srv/t/a\" comm=\"abttool\"", right[i][0]);
+		ok(learn_of(msg, &l) == 0 && l.access.n == strlen(right[i][1]) &&
+		    memcmp(l.access.p, right[i][1], l.access.n) == 0,
+		    "access=%s is %s", right[i][0], right[i][1]);
+	}
+	ok(l.ses == 401 && l.uid == 1401 && l.pid == 5001 && !l.malformed,
+	    "session, uid and pid are the message's, not the daemon's header");
+	ok(l.path.n == 8 && memcmp(l.path.p, "/srv/t/a", 8) == 0 && l.comm.n == 7,
+	    "path and comm decoded");
+	ok(learn_of("op=agentbox-learn ses=401 uid=1401 pid=1 access=read "
+	    "path=2F7372762F6120620A comm=1B5B33316D", &l) == 0 && l.path.n == 9 &&
+	    memcmp(l.path.p, "/srv/a b\n", 9) == 0 && l.comm.n == 5 && l.comm.p[0] == 0x1b,
+	    "hex-encoded path and comm (audit_encode_nv_string) decoded");
+	ok(learn_of("op=agentbox-learn ses=401 uid=1401 access=read path=\"/a\"", &l) == 0 &&
+	    l.pid == AB_UNSET32, "no pid: unknown, not malformed");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(learn_of(bad[i], &l) == -EINVAL && l.malformed, "malformed: %s", bad[i] + 18);
+	ok(ab_rec_parse(cut, strlen(cut), &r) == 0 && ab_learn_parse(&r, &l) == -EINVAL &&
+	    l.malformed, "a line cut inside its path: malformed (a prefix is not the path)");
+	ok(learn_of("op=agentbox-learn-lost ses=401 uid=1401 reason=overflow", &l) == 1,
+	    "learn-lost is not a learning record");
+	ok(learn_of("op=agentbox-net ses=401 uid=1401", &l) == 1, "nor is a network record");
+}
+
+static void
+test_learn_lost(void)
+{
+	static const struct { const char *msg; int rc; uint64_t ses; } c[] = {
+		{ "op=agentbox-learn-lost ses=402 uid=1401 reason=overflow", 0, 402 },
+		{ "op=agentbox-learn-lost ses=402 uid=1401 reason=table-full", 0, 402 },
+		{ "op=agentbox-learn-lost ses=402 uid=1401 reason=read-error", 0, 402 },
+		{ "op=agentbox-learn-lost ses=402 uid=1401 reason=other", -EINVAL, 402 },
+		{ "op=agentbox-learn-lost ses=402 reason=overflow", -EINVAL, 402 },
+		{ "op=agentbox-learn-lost uid=1401 reason=overflow", -EINVAL, AB_UNSET32 },
+		{ "op=agentbox-learn ses=402 uid=1401 access=read path=\"/a\"", 1, 0 },
+	};
+	char line[512], reason[32];
+	struct ab_rec r;
+	uint64_t ses, uid;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int rc;
+
+		snprintf(line, sizeof(line), "type=TRUSTED_APP msg=audit(1.001:9): pid=888 uid=0 "
+		    "auid=1000 ses=5 msg='%s res=failed'", c[i].msg);
+		ses = 0;
+		rc = ab_rec_parse(line, strlen(line), &r) == 0 ?
+		    ab_learn_lost_parse(&r, &ses, &uid, reason, sizeof(reason)) : -100;
+		ok(rc == c[i].rc && (rc == 1 || ses == c[i].ses), "%s: %d, ses %ju",
+		    c[i].msg, rc, (uintmax_t)ses);
+	}
+}
+
 int
 main(void)
 {
@@ -381,5 +477,7 @@ main(void)
 	test_gaps();
 	test_time();
 	test_span();
+	test_learn();
+	test_learn_lost();
 	return done_testing();
 }

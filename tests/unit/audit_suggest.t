@@ -181,4 +181,59 @@ print("ok %d" % len(objs))
 PY
 like "$(cat "$tmp/jcheck")" "ok " "--json: the lines, their counts, a reason for every other denial"
 
+# Learning mode: the same session recorded by a learning box (docs/audit-records.md,
+# "Learning records") -- each Landlock denial of a plain right an op=agentbox-learn record
+# of agentbox-maskd, each proxy refusal for want of a rule a reason=learn open -- gives
+# the same lines, counts and examples.
+python3 - "$tmp/log" > "$tmp/learn.log" <<'PY'
+import re, sys
+acc = {"fs.read_file": "read", "fs.read_dir": "list", "fs.execute": "execute",
+       "fs.write_file": "write"}
+d = "pid=888 uid=0 auid=1000 ses=5"
+tail = ' exe="/usr/sbin/agentbox-maskd" hostname=? addr=? terminal=? res=success\''
+for l in open(sys.argv[1], "rb").read().decode("utf-8", "surrogateescape").splitlines():
+    h = re.match(r"type=(\S+) (msg=audit\([^)]*\)): ", l)
+    t, m = h.group(1), h.group(2)
+    body = l[h.end():]
+    if t == "TRUSTED_APP" and "op=agentbox-session-start" in body:
+        print(l.replace(" lost=0", " lost=0 learn=yes"))
+    elif t == "TRUSTED_APP" and "op=agentbox-net " in body and "reason=no-rule" in body:
+        n = int(re.search(r" count=(\d+)", body).group(1))
+        b = (body.replace("event=deny", "event=open").replace("decision=denied", "decision=allowed")
+             .replace("reason=no-rule", "reason=learn").replace("res=failed", "res=success"))
+        b = re.sub(r" count=\d+", " count=1", b)
+        for i in range(n):	# one record per attempt, each its own event
+            print("type=TRUSTED_APP %s: %s" % (re.sub(r":(\d+)\)", lambda g: ":%d)" % (
+                int(g.group(1)) + 100000 * i), m), b))
+    elif t == "TRUSTED_APP":
+        print(l)
+    elif t == "UNKNOWN[1423]":
+        g = re.search(r"blockers=(\S+) path=(\S+)", body)
+        if g and g.group(1) in acc:
+            ses, uid = (301, 1301) if "1d5e00001" in body else (302, 1302)
+            print("type=TRUSTED_APP %s: %s msg='op=agentbox-learn ses=%d uid=%d pid=4002 "
+                  "access=%s path=%s comm=\"abttool\"%s" % (m, d, ses, uid, acc[g.group(1)],
+                  g.group(2), tail))
+PY
+sug --user abt_sug1 --kind landlock,net > "$tmp/out.enf" 2>/dev/null
+"$AA" suggest --input "$tmp/learn.log" --policy-root "$root" --home "$tmp/home" --user abt_sug1 \
+	> "$tmp/out.learn" 2> "$tmp/err.learn"; rc=$?
+is "$rc" 1 "learning log: exit 1 (the kernel's events it replaces are serials missing)"
+like "$(cat "$tmp/err.learn")" "serial(s) missing inside the spans" "...and the report says so"
+is "$(grep -v '^#' "$tmp/out.learn")" "$(grep -v '^#' "$tmp/out.enf")" \
+	"learning records: the same lines as the denials they stand for"
+for l in "# 5 denial(s), e.g. fs.read_file /srv/abt-sug/b.txt" \
+    "# 3 denial(s), e.g. connect api.example.com port 443" \
+    "# 1 denial(s), e.g. connect pkg.example.org port 8443"; do
+	like "$(cat "$tmp/out.learn")" "$l" "learning records: $l"
+done
+like "$(cat "$tmp/out.learn")" "of them would-be denials of learning sessions" \
+	"learning records: the header says so"
+for r in "/ is too wide to grant" "/srv is too wide to grant" "another user's home (/root)" \
+    "/tmp is the session's own" "masked: abt_sug1's mask patterns hide it" \
+    "not an absolute, canonical path" "allowed now by the rule registry.npmjs.org" \
+    "already allowed by read = /opt" "3 denial(s): the directory's name has bytes"; do
+	like "$(cat "$tmp/out.learn")" "# Not suggested:"*"$r" "learning records, not suggested: $r"
+done
+
 finish

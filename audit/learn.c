@@ -1,0 +1,144 @@
+/*
+ * Learning records (docs/audit-records.md, "Learning records"): agentbox-maskd's
+ * TRUSTED_APP op=agentbox-learn, one would-be Landlock denial of a `learn = yes` session,
+ * and op=agentbox-learn-lost, which says the session's learning record is incomplete.
+ *
+ * As for the network records, the kernel stamps the daemon's pid/uid/auid/ses on the
+ * header: the session, uid, pid and comm are the message's own, never the header's.  A
+ * record that does not say what the contract says is "malformed": still listed (it may be
+ * a would-be denial) and counted for the completeness report, never vouched for, and never
+ * turned into a policy line by suggest.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "review.h"
+
+/* The contract's access values, and the Landlock right that would have refused each. */
+static const struct {
+	const char *access, *right;
+} rights[] = {
+	{ "read", "fs.read_file" },
+	{ "list", "fs.read_dir" },
+	{ "execute", "fs.execute" },
+	{ "write", "fs.write_file" },
+};
+
+/* Decode KEY of the message only (the header's fields are the daemon's); its length. */
+static size_t
+field(const struct ab_rec *r, const char *key, char *buf, size_t cap, int *trunc)
+{
+	struct ab_str raw;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
+		return 0;
+	if (ab_val_decode(key, raw, buf, cap, &n) == -ENOSPC && trunc != NULL)
+		*trunc = 1;
+	return n;
+}
+
+/* A number of the message: 0 ok, -ENOENT absent or "?", -EINVAL not a number. */
+static int
+number(const struct ab_rec *r, const char *key, uint64_t *out)
+{
+	struct ab_str raw;
+
+	*out = AB_UNSET32;
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0 || (raw.n == 1 && raw.p[0] == '?'))
+		return -ENOENT;
+	if (ab_rec_num(r, key, AB_INNER_ONLY, 10, out) != 0) {
+		*out = AB_UNSET32;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The op= of R when it is a TRUSTED_APP record, else "". */
+static void
+op_of(const struct ab_rec *r, char *op, size_t cap)
+{
+	op[0] = '\0';
+	if (r->t == AB_T_TRUSTED_APP)
+		field(r, "op", op, cap, NULL);
+}
+
+/* A quoted value whose closing quote is missing: the line was cut inside it, so what was
+ * decoded is a prefix of the path, not the path (a prefix would be a wider suggestion). */
+static int
+cut_short(const struct ab_rec *r, const char *key)
+{
+	struct ab_str raw;
+
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0 || raw.n == 0 || raw.p[0] != '"')
+		return 0;
+	return raw.n < 2 || raw.p[raw.n - 1] != '"';
+}
+
+/*
+ * The access and the path: the right it maps to (the raw value when it is not one of
+ * the contract's, for the listing), and whether both say what the contract says.
+ */
+static int
+object(const struct ab_rec *r, struct ab_learn *l)
+{
+	int trunc = 0, ok = 0;
+	size_t n;
+
+	n = field(r, "access", l->b_raw_access, sizeof(l->b_raw_access), NULL);
+	l->access = (struct ab_str){ l->b_raw_access, n };
+	for (size_t i = 0; i < sizeof(rights) / sizeof(rights[0]); i++)
+		if (strcmp(l->b_raw_access, rights[i].access) == 0 && n == strlen(rights[i].access)) {
+			l->access = (struct ab_str){ rights[i].right, strlen(rights[i].right) };
+			ok = 1;
+		}
+	l->path.n = field(r, "path", l->b_path, sizeof(l->b_path), &trunc);
+	l->path.p = l->b_path;
+	/* fanotify gives the opener's absolute path; anything else is not the contract's. */
+	if (l->path.n == 0 || l->b_path[0] != '/' || trunc || cut_short(r, "path"))
+		ok = 0;
+	return ok;
+}
+
+int
+ab_learn_parse(const struct ab_rec *r, struct ab_learn *l)
+{
+	char op[32];
+	int ok;
+
+	op_of(r, op, sizeof(op));
+	if (strcmp(op, "agentbox-learn") != 0)
+		return 1;
+	memset(l, 0, sizeof(*l));
+	ok = object(r, l);
+	ok &= number(r, "ses", &l->ses) == 0 && l->ses != AB_UNSET32;
+	ok &= number(r, "uid", &l->uid) == 0 && l->uid != AB_UNSET32;
+	ok &= number(r, "pid", &l->pid) != -EINVAL;
+	l->comm.n = field(r, "comm", l->b_comm, sizeof(l->b_comm), NULL);
+	l->comm.p = l->b_comm;
+	if (!ok) {
+		l->malformed = 1;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+ab_learn_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *uid, char *reason,
+    size_t rcap)
+{
+	char op[32];
+	int ok;
+
+	op_of(r, op, sizeof(op));
+	if (strcmp(op, "agentbox-learn-lost") != 0)
+		return 1;
+	field(r, "reason", reason, rcap, NULL);
+	ok = number(r, "ses", ses) == 0 && *ses != AB_UNSET32;
+	ok &= number(r, "uid", uid) == 0;
+	ok &= strcmp(reason, "table-full") == 0 || strcmp(reason, "overflow") == 0 ||
+	    strcmp(reason, "read-error") == 0;
+	return ok ? 0 : -EINVAL;
+}
