@@ -107,6 +107,12 @@ struct world {
 	const char	*home;
 	const struct ab_policy *p;
 	struct ab_maskset *masks, *protects;
+	/* The masks over the whole tree "/": what a learning session's agentbox-maskd
+	 * holds outside the projects and the home (ab_maskd_decider_outside). */
+	struct ab_maskset *masks_out;
+	/* Paths masked there: a line over one of them uncovers it to an enforcing
+	 * session, where masks hold in the projects and the home only. */
+	struct ab_strv	*uncovered;
 	struct ab_strv	 other_homes;
 	struct ab_netd_rule *rules;
 	size_t		 nrules;
@@ -540,6 +546,16 @@ set_matches(const struct world *w, const struct ab_maskset *set, const char *p)
 	    ab_maskset_match_path(set, (size_t)t, rel, 1) != 0;
 }
 
+/* Whether P, in no tree, is a name the masks match anywhere (file or directory). */
+static int
+outside_masked(const struct world *w, const char *p)
+{
+	if (tree_of(w, p) >= 0 || p[0] != '/' || p[1] == '\0')
+		return 0;
+	return ab_maskset_match_path(w->masks_out, 0, p + 1, 0) != 0 ||
+	    ab_maskset_match_path(w->masks_out, 0, p + 1, 1) != 0;
+}
+
 /* Another user's home that P is in (a static or w's string), or NULL. */
 static const char *
 other_home(const struct world *w, const char *p)
@@ -643,6 +659,15 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 	}
 	if (set_matches(w, w->protects, p)) {
 		v->why = fmt("protected: %s's protect patterns keep it read-only", w->user);
+		goto out;
+	}
+	if (outside_masked(w, p)) {
+		if (!ab_strv_has(w->uncovered, p) && ab_strv_push(w->uncovered, p) != 0) {
+			free(p);
+			return -ENOMEM;
+		}
+		v->why = fmt("masked outside the trees: %s's mask patterns match it (held "
+		    "there while learning only)", w->user);
 		goto out;
 	}
 	if ((pv = private_note(p)) != NULL) {
@@ -847,6 +872,7 @@ static void
 world_free(struct world *w)
 {
 	ab_maskset_free(w->masks);
+	ab_maskset_free(w->masks_out);
 	ab_maskset_free(w->protects);
 	ab_strv_free(&w->other_homes);
 	free(w->rules);
@@ -1029,9 +1055,29 @@ ab_suggest_learn_lost(struct ab_suggest *sg, uint64_t ses, uint64_t uid, const c
 	snprintf(l->reason, sizeof(l->reason), "%s", reason);
 }
 
+/* A line over VALUE: the masked names outside the trees it would uncover, said above it. */
+static void
+put_uncovered(FILE *f, const char *value, const struct ab_strv *uncovered)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < uncovered->n; i++) {
+		if (!under(uncovered->v[i], value))
+			continue;
+		if (n++ < 3) {
+			fputs("# CAREFUL: it holds ", f);
+			put_ascii(f, uncovered->v[i], strlen(uncovered->v[i]), EXAMPLE_MAX);
+			fputs(", which a mask matches: masks hold in the projects and the home\n"
+			    "#   only, so with this line an enforcing session reads it\n", f);
+		}
+	}
+	if (n > 3)
+		fprintf(f, "# CAREFUL: and %zu more masked name(s) under it\n", n - 3);
+}
+
 static void
 put_text(FILE *f, const struct ab_suggest *sg, const char *user, uid_t self, struct group *g,
-    size_t n)
+    size_t n, const struct ab_strv *uncovered)
 {
 	size_t shown = 0, refused = 0;
 
@@ -1060,7 +1106,10 @@ put_text(FILE *f, const struct ab_suggest *sg, const char *user, uid_t self, str
 			fprintf(f, " (%ju of them reads)", (uintmax_t)g[i].reads);
 		fputs(", e.g. ", f);
 		put_example(f, g[i].example);
-		fprintf(f, "\n%s = ", key_name[g[i].key]);
+		fputc('\n', f);
+		if (g[i].key == K_READ || g[i].key == K_WRITE)
+			put_uncovered(f, g[i].value, uncovered);
+		fprintf(f, "%s = ", key_name[g[i].key]);
 		put_value(f, g[i].value);
 		fputc('\n', f);
 		shown++;
@@ -1180,7 +1229,9 @@ ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o
 	struct entry **es = NULL;
 	struct group *g = NULL;
 	size_t ng = 0, capg = 0, ne = 0;
-	char user[64], *home = NULL;
+	char user[64], *home = NULL, *root_v[] = { "/" };
+	const struct ab_strv root = { root_v, 1 };
+	struct ab_strv uncovered = { 0 };
 	uid_t self = (uid_t)-1;
 	int r;
 
@@ -1215,8 +1266,9 @@ ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o
 		r = -ENOENT;
 		goto out;
 	}
-	w = (struct world){ .user = user, .home = home, .p = p };
+	w = (struct world){ .user = user, .home = home, .p = p, .uncovered = &uncovered };
 	if ((r = ab_maskset_new(&p->mask, home, &p->project, AB_MASKSET_MASKS, &w.masks)) != 0 ||
+	    (r = ab_maskset_new(&p->mask, NULL, &root, AB_MASKSET_MASKS, &w.masks_out)) != 0 ||
 	    (r = ab_maskset_new(&p->protect, home, &p->project, AB_MASKSET_PROTECTS,
 	    &w.protects)) != 0 || (r = load_other_homes(&w, self)) != 0 ||
 	    (r = load_rules(&w)) != 0) {
@@ -1249,7 +1301,7 @@ ab_suggest_print(struct ab_suggest *sg, FILE *f, const struct ab_suggest_opts *o
 	if (o->json)
 		put_json(f, user, g, ng);
 	else
-		put_text(f, sg, user, self, g, ng);
+		put_text(f, sg, user, self, g, ng, &uncovered);
 	r = 0;
 out:
 	if (r == -ENOMEM && err[0] == '\0')
@@ -1261,6 +1313,7 @@ out:
 	free(g);
 	free(es);
 	world_free(&w);
+	ab_strv_free(&uncovered);
 	free(home);
 	ab_policy_free(p);
 	return r;

@@ -90,6 +90,21 @@ like "$(grep "op=agentbox-learn ses=$ses " "$E2E_DIR/learn.log" | head -1)" \
 	"uid=$(id -u "$U") pid=[0-9]* access=[a-z]* path=\"[^\"]*\" comm=\"" \
 	"a learning record carries uid, pid, access, path and comm"
 unlike "$(cat "$E2E_DIR/learn.log")" "op=agentbox-learn-lost" "no learning record lost"
+"$AA" --json --kind learn --session "$ses" --input "$E2E_DIR/learn.log" \
+	> "$E2E_DIR/learnkind.json" 2>/dev/null
+is "$(grep -c . "$E2E_DIR/learnkind.json")" 2 "agentbox-audit --kind learn lists the two would-be denials"
+like "$(head -1 "$E2E_DIR/learnkind.json")" '"learn":true' \
+	"as Landlock's, marked learn"
+like "$("$AA" sessions --session "$ses" --input "$E2E_DIR/learn.log" 2>/dev/null)" "\[learning\]" \
+	"agentbox-audit sessions marks the session [learning]"
+"$AA" suggest --session "$ses" --input "$E2E_DIR/learn.log" > "$E2E_DIR/suggest.conf" \
+	2> "$E2E_DIR/suggest.err"
+sed 's/^/# | /' "$E2E_DIR/suggest.conf"
+is "$(grep -v '^#' "$E2E_DIR/suggest.conf" | grep -v '^$')" "[user:$U]
+read = /srv/h16learn
+write = /var/lib/h16learn" "suggest over the learning session proposes exactly its two lines"
+like "$(cat "$E2E_DIR/suggest.conf")" "# CAREFUL: it holds /srv/h16learn/.env, which a mask matches" \
+	"and warns that its read line uncovers the masked .env outside the trees"
 doc=$("$E2E_AGENTBOX" doctor 2>&1)
 like "$doc" "warn  user $U: learning" "agentbox doctor warns while $U learns"
 
@@ -118,6 +133,19 @@ unlike "$(cat "$E2E_DIR/enforce.log")" "op=agentbox-learn " "enforcing: no learn
 like "$(cat "$E2E_DIR/enforce.json")" '"kind":"landlock","access":"fs.read_file","path":"/srv/h16learn/.env"' \
 	"enforcing: the other project's .env is Landlock's"
 is "$(cat "$PROJ/pem.out" 2>/dev/null)" "PUBLIC CA" "enforcing: the /opt name is read too"
+
+# 4. Enforcing with suggest's lines: the command gets through, the masks still hold.
+install -m 0644 -o root -g root "$E2E_DIR/suggest.conf" /etc/agentbox/policy.d/$U-suggest.conf
+defer "rm -f /etc/agentbox/policy.d/$U-suggest.conf"
+rm -f /var/lib/h16learn/out "$PROJ/read.out"
+run suggested
+is "$(cat "$PROJ/read.out" 2>/dev/null)" "tool data" "with suggest's lines: /srv/h16learn/x is read"
+is "$(cat /var/lib/h16learn/out 2>/dev/null)" "state
+again" "with suggest's lines: /var/lib/h16learn/out is written"
+unlike "$(cat "$E2E_DIR/suggested.out")" "API_KEY" "with suggest's lines: the project's .env is still masked"
+"$AA" --json --session "$ses" --input "$E2E_DIR/suggested.log" > "$E2E_DIR/suggested.json" 2>/dev/null
+unlike "$(grep -v '/srv/h16learn/.env' "$E2E_DIR/suggested.json")" '"kind":"landlock"' \
+	"with suggest's lines: no Landlock denial of the command's own paths"
 unlike "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/enforce.log")" "learn=" \
 	"enforcing: the start record does not say learn"
 finish
