@@ -106,6 +106,7 @@ struct sum {
 	struct row	 rows[GROUPS_MAX];
 	size_t		 nrows;
 	unsigned long	 by_grp[G_N];
+	unsigned long	 learned;	/* of them, let through by learn = yes */
 	unsigned long	 unkept[G_N];	/* denials of rows past GROUPS_MAX */
 	int		 complete;	/* agentbox-audit's exit status said so */
 	int		 ran;		/* agentbox-audit could be run */
@@ -248,7 +249,12 @@ rule_words(const char *line, const char *kind, const char *access, char *out, si
 	char rule[FIELD_MAX] = "", v[64] = "";
 
 	(void)adm_jsonl_get(line, "rule", rule, sizeof(rule));
-	if (strcmp(kind, "landlock") == 0 && strncmp(access, "fs.", 3) == 0)
+	/* learn = yes: it got through; the row says an enforcing session would refuse it
+	 * ("learn" is a JSON literal: adm_jsonl_get says 2). */
+	if (adm_jsonl_get(line, "learn", v, sizeof(v)) == 2 && strcmp(v, "true") == 0)
+		snprintf(out, cap, "learning: allowed and recorded, enforcing would refuse "
+		    "it [%s]", rule);
+	else if (strcmp(kind, "landlock") == 0 && strncmp(access, "fs.", 3) == 0)
 		snprintf(out, cap, "Landlock: outside the policy's read/write/project paths [%s]",
 		    rule);
 	else if (strcmp(kind, "landlock") == 0 && strncmp(access, "net.", 4) == 0)
@@ -260,7 +266,8 @@ rule_words(const char *line, const char *kind, const char *access, char *out, si
 	else if (strcmp(kind, "dac") == 0) {
 		(void)adm_jsonl_get(line, "exit", v, sizeof(v));
 		snprintf(out, cap, "%s [%s]", strcmp(v, "-30") == 0 ? "protect: read-only" :
-		    strcmp(v, "-13") == 0 ? "mask or file permissions" : "permissions", rule);
+		    strcmp(v, "-13") == 0 ? "mask or file permissions" : strcmp(v, "-1") == 0 ?
+		    "live mask (agentbox-maskd) or permissions" : "permissions", rule);
 	} else if (strcmp(kind, "net") == 0) {
 		(void)adm_jsonl_get(line, "reason", v, sizeof(v));
 		snprintf(out, cap, "agentbox-netd: %s%s%s", v[0] ? v : "denied",
@@ -311,6 +318,8 @@ on_denial(void *arg, const char *line)
 	object_of(line, g, access, object, sizeof(object));
 	rule_words(line, kind, access, rule, sizeof(rule));
 	s->by_grp[g]++;
+	if (strncmp(rule, "learning:", 9) == 0)
+		s->learned++;
 	for (i = 0; i < s->nrows; i++)
 		if (same(&s->rows[i], g, access, object, rule)) {
 			s->rows[i].count++;
@@ -366,6 +375,9 @@ print_text(const struct sum *s, const struct adm_run_result *res, const char *au
 		fprintf(stderr, "  denied: %lu (files %lu, network %lu, syscalls %lu)%s\n", total,
 		    s->by_grp[G_FILES], s->by_grp[G_NET], s->by_grp[G_SYS],
 		    s->complete ? "" : "; the audit record is NOT known to be complete");
+		if (s->learned > 0)
+			fprintf(stderr, "  of them %lu let through by learning (learn = yes): an "
+			    "enforcing session refuses them\n", s->learned);
 		for (g = 0; g < G_N; g++) {
 			if (s->by_grp[g] == 0)
 				continue;

@@ -105,6 +105,17 @@ read = /srv/h16learn
 write = /var/lib/h16learn" "suggest over the learning session proposes exactly its two lines"
 like "$(cat "$E2E_DIR/suggest.conf")" "# CAREFUL: it holds /srv/h16learn/.env, which a mask matches" \
 	"and warns that its read line uncovers the masked .env outside the trees"
+# agentbox run in a learning box: the command gets through, and its summary says what an
+# enforcing session would have refused.
+rm -f /var/lib/h16learn/run.out
+runout=$("$E2E_AGENTBOX" run -u "$U" -C "$PROJ" -- sh -c \
+	'cat /srv/h16learn/x > /var/lib/h16learn/run.out' 2>&1); rrc=$?
+sed 's/^/# run: /' <<<"$runout"
+is "$rrc" 0 "agentbox run in a learning box: the command's own status (0)"
+is "$(cat /var/lib/h16learn/run.out 2>/dev/null)" "tool data" "agentbox run: it wrote outside its policy"
+like "$runout" "of them 2 let through by learning (learn = yes)" "agentbox run counts what learning let through"
+like "$runout" "learning: allowed and recorded, enforcing would refuse it" \
+	"agentbox run's summary says what an enforcing session would refuse"
 doc=$("$E2E_AGENTBOX" doctor 2>&1)
 like "$doc" "warn  user $U: learning" "agentbox doctor warns while $U learns"
 
