@@ -63,6 +63,6 @@ $(PAM_SAN_SO): $(PAM_SRCS:%.c=$(B)/san/%.o) $(POLICY_LIB_SAN) $(UTIL_LIB_SAN) \
 $(B)/bench/pam_agentbox_freshnet.so: $(PAM_OBJS) $(POLICY_LIB) $(UTIL_LIB) \
     pam_module/pam_agentbox.map
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Inetd -DAB_NETNS_FRESH_NONE $(call pkg,--cflags pam audit) -shared \
+	$(CC) $(CFLAGS) -Inetd -Imaskd -DAB_NETNS_FRESH_NONE $(call pkg,--cflags pam audit) -shared \
 	  $(LDFLAGS) -Wl,--version-script=pam_module/pam_agentbox.map -o $@ $(PAM_SRCS) \
 	  $(POLICY_LIB) $(UTIL_LIB) $(POLICY_LIBS) $(PAM_LIBS)

@@ -245,19 +245,23 @@ learn_skips(const char *path)
 	return 0;
 }
 
-/* Open every mount of the namespace on a tree's filesystem (fields 3 and 5 of mountinfo),
- * or, learning, every mount but learn_skips' own. */
+/*
+ * FN(S, CTX, DEV, PATH) for each mount of this namespace (fields 3 and 5 of its
+ * mountinfo, the path unescaped), in order; stops at FN's first non-zero and returns it.
+ */
+typedef int (*mount_fn)(struct ab_sess *s, void *ctx, dev_t dev, const char *path);
+
 static int
-collect_mounts(struct ab_sess *s, struct marks *mk)
+each_mount(struct ab_sess *s, mount_fn fn, void *ctx)
 {
 	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
 	unsigned maj, min;
-	dev_t dev;
-	int fd, i, r;
+	int i, r;
 
 	if ((r = read_mountinfo(s, &info)) != 0)
 		return r;
-	for (line = strtok_r(info, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(info, "\n", &save); r == 0 && line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
 		fsave = NULL;
 		for (i = 0; i < 5; i++)
 			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
@@ -265,66 +269,87 @@ collect_mounts(struct ab_sess *s, struct marks *mk)
 		if (i < 5 || sscanf(f[2], "%u:%u", &maj, &min) != 2)
 			continue;
 		unescape(f[4]);
-		/* A learning session: every mount (learn_skips aside), as Landlock's read
-		 * set no longer keeps it from other trees' secrets; masks outside the trees
-		 * are maskd's alone (ab_maskd_decider_outside). */
-		if (!has_dev(mk->tree_dev, mk->ndev, makedev(maj, min)) &&
-		    (s->pol->learn != AB_YES || learn_skips(f[4])))
-			continue;
-		if ((fd = open_mount(s, f[4], &dev)) < 0)
-			continue;
-		if (mk->n == MOUNTS_MAX) {
-			close(fd);
-			free(info);
-			return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark",
-			    MOUNTS_MAX);
-		}
-		mk->fd[mk->n] = fd;
-		mk->dev[mk->n++] = dev;
+		r = fn(s, ctx, makedev(maj, min), f[4]);
 	}
 	free(info);
+	return r;
+}
+
+/* mount_fn: keep an fd of every mount on a tree's filesystem, or, learning, of every
+ * mount but learn_skips' own: Landlock's read set no longer keeps a learning session
+ * from other trees' secrets, and masks outside the trees are maskd's alone
+ * (ab_maskd_decider_outside). */
+static int
+collect_one(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
+{
+	struct marks *mk = ctx;
+	int fd;
+
+	if (!has_dev(mk->tree_dev, mk->ndev, dev) &&
+	    (s->pol->learn != AB_YES || learn_skips(path)))
+		return 0;
+	if ((fd = open_mount(s, path, &dev)) < 0)
+		return 0;
+	if (mk->n == MOUNTS_MAX) {
+		close(fd);
+		return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark", MOUNTS_MAX);
+	}
+	mk->fd[mk->n] = fd;
+	mk->dev[mk->n++] = dev;
+	return 0;
+}
+
+static int
+collect_mounts(struct ab_sess *s, struct marks *mk)
+{
+	int r;
+
+	if ((r = each_mount(s, collect_one, mk)) != 0)
+		return r;
 	if (mk->n == 0)
 		return ab_sess_fail(s, -ENOENT, WHO ": no mount of the trees' filesystems");
 	return 0;
 }
 
+struct learn_marks {
+	int	group;
+	int	marked;
+};
+
+/* mount_fn: the learning group's mark on one mount; one fanotify refuses (a pseudo
+ * filesystem) is left out. */
+static int
+learn_one(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
+{
+	struct learn_marks *lm = ctx;
+	int fd, r;
+
+	if (learn_skips(path) || (fd = open_mount(s, path, &dev)) < 0)
+		return 0;
+	r = ab_maskd_group_mark_learn(lm->group, fd);
+	close(fd);
+	if (r == 0)
+		lm->marked++;
+	else if (r != -EINVAL && r != -EOPNOTSUPP && r != -ENODEV && r != -EXDEV)
+		return ab_sess_fail(s, r, WHO ": mark a mount to learn from: %s", strerror(-r));
+	return 0;
+}
+
 /*
  * A learning session (policy learn = yes): a mount mark of the learning group on every
- * other mount of the namespace, so the recorder sees each open Landlock would have been
- * asked about (maskd/learn.c).  A mount fanotify refuses (a pseudo filesystem) is left
- * out.  Done before the permission marks: the opens here must not wait for a reader.
+ * mount of the namespace but learn_skips' own, so the recorder sees each open Landlock
+ * would have been asked about (maskd/learn.c).  Done before the permission marks: the
+ * opens here must not wait for a reader.
  */
 static int
 mark_learn(struct ab_sess *s, int learn)
 {
-	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
-	dev_t dev;
-	int fd, i, r, marked = 0;
+	struct learn_marks lm = { learn, 0 };
+	int r;
 
-	if ((r = read_mountinfo(s, &info)) != 0)
+	if ((r = each_mount(s, learn_one, &lm)) != 0)
 		return r;
-	for (line = strtok_r(info, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-		fsave = NULL;
-		for (i = 0; i < 5; i++)
-			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
-				break;
-		if (i < 5)
-			continue;
-		unescape(f[4]);
-		if (learn_skips(f[4]) || (fd = open_mount(s, f[4], &dev)) < 0)
-			continue;
-		r = ab_maskd_group_mark_learn(learn, fd);
-		close(fd);
-		if (r == 0)
-			marked++;
-		else if (r != -EINVAL && r != -EOPNOTSUPP && r != -ENODEV && r != -EXDEV) {
-			free(info);
-			return ab_sess_fail(s, r, WHO ": mark a mount to learn from: %s",
-			    strerror(-r));
-		}
-	}
-	free(info);
-	if (marked == 0)
+	if (lm.marked == 0)
 		return ab_sess_fail(s, -ENOENT, WHO ": no mount to learn from");
 	return 0;
 }
