@@ -666,8 +666,10 @@ judge_path(const struct world *w, const struct entry *e, enum key k, struct verd
 			free(p);
 			return -ENOMEM;
 		}
-		v->why = fmt("masked outside the trees: %s's mask patterns match it (held "
-		    "there while learning only)", w->user);
+		/* Whatever stopped it (a learning session's maskd, Landlock, permissions): a
+		 * line over it would uncover it, masks holding in the trees only. */
+		v->why = fmt("its name matches %s's masks, which outside the projects and "
+		    "the home only a learning session holds: no line for it", w->user);
 		goto out;
 	}
 	if ((pv = private_note(p)) != NULL) {
