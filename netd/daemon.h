@@ -42,6 +42,7 @@ struct ab_netd_daemon {
 	uid_t cred_owner;		/* credential files: owner (root; tests: theirs) */
 	gid_t cred_group;		/* ... and group (agentbox-netd, ours after the drop) */
 	uint16_t gw_port;		/* the credential hosts' port: 443 */
+	bool verbose;			/* --verbose: each hand-off's clock on stderr */
 	char why[256];			/* a refusal's reason that names a credential */
 };
 

@@ -302,6 +302,7 @@ main(int argc, char **argv)
 		errx(1, "out of memory");
 	d.registry = o.registry;
 	d.rules_file = o.rules;
+	d.verbose = o.verbose;
 	/* Credential files: root:agentbox-netd 0640, read by our group after the drop. */
 	d.cred_owner = 0;
 	d.cred_group = pw->pw_gid;

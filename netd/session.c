@@ -47,6 +47,16 @@ ab_netd_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* CLOCK_MONOTONIC in microseconds: the hand-off's clock (--verbose). */
+static uint64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 /* A small procfs file, NUL-terminated: 0, or -errno (-EIO when empty). */
 static int
 read_small(const char *path, char *buf, size_t cap)
@@ -323,7 +333,8 @@ creds_free(struct ab_netd_session *s)
  * the session with.
  */
 static int
-load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char **why)
+load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char **why,
+	    uint64_t *t_loaded)
 {
 	struct ab_netd_daemon *d = s->d;
 	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 }, creds = { 0 };
@@ -334,6 +345,7 @@ load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char 
 	ab_digest_hex(m->digest, sent);
 	r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest, &learn, &allow,
 				&deny, &priv, &creds);
+	*t_loaded = now_us();
 	if (r != 0)
 		*why = "policy does not load";
 	else if (strcmp(digest, sent) != 0)
@@ -470,20 +482,36 @@ session_new(struct ab_netd_daemon *d, const struct ab_netd_open *m, int *fds, si
 	return s;
 }
 
+/* --verbose: where a hand-off's time went, one line, as the PAM module's debug line says
+ * its own (bench/session-start reads both). */
+static void
+log_handoff(const struct ab_netd_daemon *d, uint32_t ses, const uint64_t t[6])
+{
+	if (!d->verbose)
+		return;
+	fprintf(stderr, "agentbox-netd: hand-off ses %" PRIu32 ": checks %" PRIu64 " us, loader "
+		"%" PRIu64 " us, rules %" PRIu64 " us, register %" PRIu64 " us, start %" PRIu64
+		" us, total %" PRIu64 " us\n", ses, t[1] - t[0], t[2] - t[1], t[3] - t[2],
+		t[4] - t[3], t[5] - t[4], t[5] - t[0]);
+}
+
 static int
 open_checked(struct ab_netd_daemon *d, const struct ab_netd_open *m, int *fds, size_t nfd,
 	     const char **why)
 {
 	struct ab_netd_session *s;
+	uint64_t t[6];
 	int r;
 
+	t[0] = now_us();
 	if ((r = check_fds(d, fds[0], m->init_pid, fds, nfd, why)) != 0)
 		return r;
 	if ((s = session_new(d, m, fds, nfd)) == NULL)
 		return *why = "out of memory", -ENOMEM;
-	if ((r = load_policy(s, m, why)) != 0 ||
-	    (r = start_time(s->init_pid, &s->start)) != 0 ||
-	    (r = registry_write(s)) != 0 || (r = session_start(s)) != 0) {
+	t[1] = now_us();
+	if ((r = load_policy(s, m, why, &t[2])) != 0 ||
+	    (t[3] = now_us(), r = start_time(s->init_pid, &s->start)) != 0 ||
+	    (r = registry_write(s)) != 0 || (t[4] = now_us(), r = session_start(s)) != 0) {
 		if (*why == NULL)
 			*why = "cannot register the session";
 		/* Not yet live: end it here, the caller closes nothing twice. */
@@ -496,6 +524,8 @@ open_checked(struct ab_netd_daemon *d, const struct ab_netd_open *m, int *fds, s
 	s->next = d->sessions;
 	d->sessions = s;
 	ab_netd_record_session(d->rec, s->ses, s->uid, s->user, "open", "-");
+	t[5] = now_us();
+	log_handoff(d, s->ses, t);
 	return 0;
 }
 
