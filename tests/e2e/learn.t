@@ -38,11 +38,15 @@ mount -t tmpfs -o mode=0755 h16learn-state /var/lib/h16learn || e2e_die "tmpfs s
 defer "umount -l /var/lib/h16learn"
 mkdir -p "$PROJ" && chmod 0755 "$PROJ"
 echo 'API_KEY=secret' > "$PROJ/.env"
-enroll_out=$(e2e_enroll_retry "$U" --project "$PROJ" --learn 2>&1)
+# Not in $(...): the defers e2e_enroll registers (unenroll, the uid's audit rules) must be
+# this shell's, or the rules outlive the test.
+e2e_enroll_retry "$U" --project "$PROJ" --learn > "$E2E_DIR/enroll.out" 2>&1
 chown -R "$U" "$PROJ" /var/lib/h16learn
 home=$(getent passwd "$U" | cut -d: -f6)
 [ -d "$home" ] || { mkdir -p "$home" && chown "$U:" "$home"; } || e2e_die "home $home"
 like "$(cat /etc/agentbox/policy.d/$U.conf)" "learn = yes" "enroll --learn writes learn = yes"
+like "$(cat "$E2E_DIR/enroll.out")" "$U learns: files outside its read and write sets" \
+	"and says what learning allows"
 
 CMD="cat /srv/h16learn/x > $PROJ/read.out; cat /srv/h16learn/x > /dev/null;
 echo state > /var/lib/h16learn/out; echo again >> /var/lib/h16learn/out; cat $PROJ/.env;
