@@ -7,9 +7,10 @@
  * Standard error says how long the open took (connect to reply).
  *
  *   netd-box SOCKET USER SES [MODE]
- *   MODE: good (default), hostns (listeners in our own namespace), port (the proxy
- *   listener on the wrong port), digest (a digest that is not the policy's), notroot
- *   (send as uid 65534), fds (one fd short)
+ *   MODE: good (default), hostns (listeners in our own namespace), otherns (in a third
+ *   namespace, neither ours nor init's), splitns (the UDP listener in init's, the TCP
+ *   ones in a third), port (the proxy listener on the wrong port), digest (a digest
+ *   that is not the policy's), notroot (send as uid 65534), fds (one fd short)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -38,6 +39,20 @@ fail(const char *what)
 	exit(2);
 }
 
+/* Bring lo up in the current network namespace: 0 or -1. */
+static int
+lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo", .ifr_flags = IFF_UP };
+	int s, r;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	close(s);
+	return r == 0 ? 0 : -1;
+}
+
 /* The init stand-in: its own network namespace with lo up, then wait to be killed. */
 static pid_t
 spawn_init(void)
@@ -51,15 +66,10 @@ spawn_init(void)
 	if ((pid = fork()) < 0)
 		fail("fork");
 	if (pid == 0) {
-		struct ifreq ifr = { .ifr_name = "lo" };
-		int s, nul;
+		int nul;
 
-		if (unshare(CLONE_NEWNET) != 0 || (s = socket(AF_INET, SOCK_DGRAM, 0)) < 0)
+		if (unshare(CLONE_NEWNET) != 0 || lo_up() != 0)
 			_exit(1);
-		ifr.ifr_flags = IFF_UP;
-		if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
-			_exit(1);
-		close(s);
 		/* Detach from the test's pipes, or $(netd-box ...) never returns. */
 		if ((nul = open("/dev/null", O_RDWR)) < 0 || dup2(nul, 0) < 0 ||
 		    dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
@@ -105,8 +115,12 @@ make_listeners(pid_t init, const char *mode, int *fds, size_t ncred)
 		fail("open netns");
 	if (strcmp(mode, "hostns") != 0 && setns(box, CLONE_NEWNET) != 0)
 		fail("setns box");
-	fds[1] = listener(SOCK_STREAM, strcmp(mode, "port") == 0 ? 3127 : 3128);
+	if (strcmp(mode, "otherns") == 0 && (unshare(CLONE_NEWNET) != 0 || lo_up() != 0))
+		fail("a third namespace");
 	fds[2] = listener(SOCK_DGRAM, 53);
+	if (strcmp(mode, "splitns") == 0 && (unshare(CLONE_NEWNET) != 0 || lo_up() != 0))
+		fail("a third namespace");
+	fds[1] = listener(SOCK_STREAM, strcmp(mode, "port") == 0 ? 3127 : 3128);
 	fds[3] = listener(SOCK_STREAM, 53);
 	for (i = 0; i < ncred; i++)
 		fds[AB_NETD_FD_GATEWAY + i] = listener(SOCK_STREAM,

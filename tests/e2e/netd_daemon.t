@@ -108,7 +108,9 @@ is "$(awk '/^Uid:/ { print $2 $3 $4 }' /proc/$LOADER/status 2>/dev/null)" \
 is "$(stat -c %a "$T/control")" 600 "the control socket is 0600"
 
 # --- the open: refusals first ---
-for mode in hostns port digest fds; do
+# otherns, splitns: listeners outside init's namespace, all or the TCP ones (the daemon
+# finds the UDP one in init's /proc/PID/net/udp and the rest by their netns cookie).
+for mode in hostns otherns splitns port digest fds; do
 	out=$("$BOX" "$T/control" abnet $SES3 $mode 2>/dev/null); rc=$?
 	pid=${out%% *}; kill -9 "$pid" 2>/dev/null
 	[ $rc = 1 ] && [ "${out#* }" != ok ] && ok "open refused: $mode (${out#* })" ||
