@@ -34,6 +34,7 @@ struct ab_netd_daemon {
 	const char *registry;		/* directory of per-session files */
 	const char *rules_file;		/* tests only: rules instead of the policy's */
 	int loader_fd;			/* the policy loader (loader.c) */
+	struct ab_netd_polcache *pcache;	/* its last answer per user (polcache.c) */
 	unsigned loader_id;		/* its last request */
 	uint64_t own_netns;		/* SO_NETNS_COOKIE of our own namespace */
 	int epfd;

@@ -39,6 +39,7 @@
 
 #include "daemon.h"
 #include "loader.h"
+#include "polcache.h"
 #include "tls.h"
 
 #define NETD_USER "agentbox-netd"
@@ -298,7 +299,8 @@ main(int argc, char **argv)
 	/* 3. The audit socket: every decision is a record, so no audit means no daemon. */
 	if ((sink.audit_fd = audit_open()) < 0)
 		errx(1, "audit_open: %s", strerror(errno));
-	if (ab_netd_recorder_new(audit_sink, &sink, &d.rec) != 0)
+	if (ab_netd_recorder_new(audit_sink, &sink, &d.rec) != 0 ||
+	    ab_netd_polcache_new(&d.pcache) != 0)
 		errx(1, "out of memory");
 	d.registry = o.registry;
 	d.rules_file = o.rules;

@@ -32,6 +32,7 @@
 
 #include "daemon.h"
 #include "loader.h"
+#include "polcache.h"
 #include "policy.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -342,14 +343,22 @@ load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char 
 	    uint64_t *t_loaded)
 {
 	struct ab_netd_daemon *d = s->d;
-	struct ab_strv allow = { 0 }, deny = { 0 }, priv = { 0 }, creds = { 0 };
+	struct ab_netd_pol pol;
 	char digest[65], sent[65];
-	bool learn = false;
 	int r;
 
 	ab_digest_hex(m->digest, sent);
-	r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest, &learn, &allow,
-				&deny, &priv, &creds);
+	/* The policy of the digest PAM sent, remembered (polcache.c), or the loader's. */
+	if (ab_netd_polcache_get(d->pcache, m->user, sent, &pol) == 0) {
+		memcpy(digest, sent, sizeof(digest));
+		r = 0;
+	} else {
+		r = ab_netd_loader_load(d->loader_fd, ++d->loader_id, m->user, digest,
+					&pol.learn, &pol.allow, &pol.deny, &pol.priv, &pol.creds);
+		/* Not remembered, the next login asks the loader again: only slower. */
+		if (r == 0 && strcmp(digest, sent) == 0)
+			(void)ab_netd_polcache_put(d->pcache, m->user, digest, &pol);
+	}
 	*t_loaded = now_us();
 	if (r != 0)
 		*why = "policy does not load";
@@ -358,18 +367,15 @@ load_policy(struct ab_netd_session *s, const struct ab_netd_open *m, const char 
 	else if (d->rules_file != NULL)
 		r = ab_netd_rules_load_file(d->rules_file, d->psl, &s->rules);
 	else
-		r = ab_netd_rules_build(&allow, &deny, &priv, d->psl, &s->rules);
+		r = ab_netd_rules_build(&pol.allow, &pol.deny, &pol.priv, d->psl, &s->rules);
 	/* The policy's learn is the session's, whatever a test's rules file says too. */
-	if (r == 0 && learn)
+	if (r == 0 && pol.learn)
 		s->rules.learn = true;
 	if (r != 0 && *why == NULL)
 		*why = "policy rules invalid";
 	if (r == 0)
-		r = load_creds(s, &creds, m->ncred, why);
-	ab_strv_free(&allow);
-	ab_strv_free(&deny);
-	ab_strv_free(&priv);
-	ab_strv_free(&creds);
+		r = load_creds(s, &pol.creds, m->ncred, why);
+	ab_netd_pol_free(&pol);
 	return r;
 }
 

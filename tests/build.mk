@@ -12,7 +12,7 @@ TS := $(B)/san/tests/unit
 # SAN_TESTS: a main in tests/unit/ linked with the objects and archives named below.
 NETD_TESTS := $(T)/netd_http $(T)/netd_host $(T)/netd_sni $(T)/netd_dns $(T)/netd_addr \
               $(T)/netd_gateway $(T)/netd_gateway_cred $(T)/netd_proto \
-              $(T)/netd_proto_decode $(T)/netd_rules
+              $(T)/netd_proto_decode $(T)/netd_rules $(T)/netd_polcache
 SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
