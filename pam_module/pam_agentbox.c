@@ -473,11 +473,37 @@ start_record(struct ab_sess *s, int audit_fd)
 	return 0;
 }
 
+/*
+ * What a new box needs opened in the host's namespaces, before step 3 makes the first
+ * of its own: a login that joins a running box needs none of it.
+ */
+static int
+host_side_opens(struct ab_sess *s)
+{
+	int r;
+
+	/* For step 6: agentbox-init, opened before step 5 hides its path. */
+	if ((r = ab_reaper_open(s)) != 0)
+		return r;
+	/* For step 7: agentbox-netd's control socket, before step 5 replaces /run (and
+	 * before any namespace is made: a daemon that is down refuses at once). */
+	if (s->pol->network == AB_NET_PROXY && (r = ab_netd_connect(s)) != 0)
+		return r;
+	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
+	 * mask has nothing for it to decide, unless it learns. */
+	if (s->pol->mask.n != 0 || s->pol->learn == AB_YES)
+		return ab_livemask_connect(s);
+	return 0;
+}
+
 /* Steps 3 (network) to 8: a new box of USER's.  Fails after pid 1 started kill it. */
 static int
 build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
 {
 	int r;
+
+	if ((r = host_side_opens(s)) != 0)
+		return r;
 
 	/* 3. The network namespace: before the mount namespace, as the shared `none`
 	 * namespace is pinned on the host. */
@@ -600,17 +626,6 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	 * session refused for one of those keeps that reason. */
 	if ((r = run_requests(&s)) != 0 ||
 	    (r = ab_entry_verify(&s, item_str(pamh, PAM_SERVICE), pw->pw_shell)) != 0)
-		goto refuse;
-	/* For step 6: agentbox-init, opened before step 5 hides its path. */
-	if ((r = ab_reaper_open(&s)) != 0)
-		goto refuse;
-	/* For step 7: agentbox-netd's control socket, before step 5 replaces /run (and
-	 * before any namespace is made: a daemon that is down refuses at once). */
-	if (pol->network == AB_NET_PROXY && (r = ab_netd_connect(&s)) != 0)
-		goto refuse;
-	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
-	 * mask has nothing for it to decide, unless it learns. */
-	if ((pol->mask.n != 0 || pol->learn == AB_YES) && (r = ab_livemask_connect(&s)) != 0)
 		goto refuse;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		strcpy(cwd, "/");
