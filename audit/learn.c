@@ -139,6 +139,6 @@ ab_learn_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *uid, char *
 	ok = number(r, "ses", ses) == 0 && *ses != AB_UNSET32;
 	ok &= number(r, "uid", uid) == 0;
 	ok &= strcmp(reason, "table-full") == 0 || strcmp(reason, "overflow") == 0 ||
-	    strcmp(reason, "read-error") == 0;
+	    strcmp(reason, "read-error") == 0 || strcmp(reason, "write-error") == 0;
 	return ok ? 0 : -EINVAL;
 }

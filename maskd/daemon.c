@@ -154,7 +154,8 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	    (m->learn && (r = ab_maskd_decider_outside(d, &grants)) != 0) ||
 	    (r = ab_maskd_adopt(d, opts->history_max, fds[AB_MASKD_FD_PERM],
 	    fds[AB_MASKD_FD_TRACK], fds + AB_MASKD_FD_MOUNT, nmounts, &e)) != 0 ||
-	    (m->learn && (r = ab_learn_new(fds[nfds - 1], m->ses, m->uid, &grants, &l)) != 0) ||
+	    (m->learn && (r = ab_learn_new(fds[nfds - 1], m->ses, m->uid, &grants,
+	    opts->learn_max, &l)) != 0) ||
 	    (r = ab_maskd_watch(e, fds[AB_MASKD_FD_PID1])) != 0 ||
 	    (r = ab_maskd_watch(e, parentfd)) != 0) {
 		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,

@@ -31,7 +31,8 @@
 #include "maskd.h"
 
 #define BUF_SIZE	(64 * 1024)
-#define SEEN_CAP	(1u << 18)	/* distinct (path, access) recorded per session */
+#define SEEN_CAP	(1u << 18)	/* the table; AB_LEARN_MAX of it used at most */
+_Static_assert(AB_LEARN_MAX < SEEN_CAP, "the table always has an empty slot to stop a probe");
 
 struct ab_learn {
 	int			 group, audit;
@@ -39,7 +40,7 @@ struct ab_learn {
 	pid_t			 self;
 	const struct ab_fs_sets	*grants;	/* what Landlock would grant: the caller's */
 	uint64_t		*seen;		/* open addressing; 0 is empty */
-	size_t			 nseen;
+	size_t			 nseen, max;
 	int			 stopped;	/* the lost record is written: record nothing */
 	struct ab_learn_stats	 st;
 	char			 buf[BUF_SIZE];
@@ -57,7 +58,7 @@ static const struct {
 
 int
 ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_fs_sets *grants,
-    struct ab_learn **out)
+    size_t max, struct ab_learn **out)
 {
 	struct ab_learn *l;
 
@@ -80,6 +81,7 @@ ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_fs_sets *gra
 	l->uid = uid;
 	l->self = getpid();
 	l->grants = grants;
+	l->max = max == 0 || max > AB_LEARN_MAX ? AB_LEARN_MAX : max;
 	*out = l;
 	return 0;
 }
@@ -89,6 +91,8 @@ ab_learn_free(struct ab_learn *l)
 {
 	if (l == NULL)
 		return;
+	if (l->group >= 0)
+		(void)close(l->group);
 	audit_close(l->audit);
 	free(l->seen);
 	free(l);
@@ -124,13 +128,13 @@ remember(struct ab_learn *l, uint64_t k)
 {
 	size_t i = (size_t)(k & (SEEN_CAP - 1));
 
-	if (l->nseen >= SEEN_CAP - SEEN_CAP / 8)	/* keep probes short */
-		return -ENOSPC;
 	while (l->seen[i] != 0) {
 		if (l->seen[i] == k)
 			return 0;
 		i = (i + 1) & (SEEN_CAP - 1);
 	}
+	if (l->nseen >= l->max)
+		return -ENOSPC;
 	l->seen[i] = k;
 	l->nseen++;
 	return 1;
@@ -153,13 +157,19 @@ send_rec(struct ab_learn *l, int ok, const char *fmt, ...)
 	return n <= 0 ? -EIO : 0;
 }
 
-/* The record is incomplete from here: say so once, then record nothing more. */
+/*
+ * The record is incomplete from here: say so once, then record nothing more, and close
+ * the group: its queue is unlimited, and nobody would read it any more.  Masks are the
+ * permission group's, which this does not touch.
+ */
 static void
 stop(struct ab_learn *l, const char *reason)
 {
 	if (l->stopped)
 		return;
 	l->stopped = 1;
+	(void)close(l->group);
+	l->group = -1;
 	(void)send_rec(l, 0, "op=agentbox-learn-lost ses=%u uid=%u reason=%s", l->ses,
 	    l->uid, reason);
 }

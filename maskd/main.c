@@ -2,6 +2,7 @@
  * agentbox-maskd: the live-mask enforcer.
  *
  *   agentbox-maskd --daemon [--foreground] [--control PATH] [--history-max N]
+ *                  [--learn-max N]
  *
  * The daemon (daemon.c): takes each session from the PAM module, supervises its reader,
  * ends the session if enforcement stops.  The standalone form below serves one set of
@@ -47,7 +48,7 @@ die(const char *fmt, ...)
 struct args {
 	struct ab_strv	mounts, projects, patterns;
 	const char	*home, *ready, *control;
-	size_t		 history_max;
+	size_t		 history_max, learn_max;
 	int		 daemon, foreground;
 };
 
@@ -82,6 +83,7 @@ parse(int argc, char **argv, struct args *a)
 		{ "pattern", required_argument, NULL, 'P' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "history-max", required_argument, NULL, 'x' },
+		{ "learn-max", required_argument, NULL, 'l' },
 		{ "daemon", no_argument, NULL, 'D' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "control", required_argument, NULL, 'c' },
@@ -107,6 +109,10 @@ parse(int argc, char **argv, struct args *a)
 		case 'x':
 			if ((a->history_max = count(optarg)) == 0)
 				die("--history-max %s: not a positive number", optarg);
+			break;
+		case 'l':	/* tests: a learning session's table fills early */
+			if ((a->learn_max = count(optarg)) == 0)
+				die("--learn-max %s: not a positive number", optarg);
 			break;
 		default: die("usage: agentbox-maskd --mount PATH ... [--home H] [--project P ...] "
 		    "--pattern PAT ... [--ready FILE]");
@@ -138,6 +144,7 @@ main(int argc, char **argv)
 		struct ab_maskd_serve_opts o = {
 			.control = a.control != NULL ? a.control : AB_MASKD_CONTROL,
 			.foreground = a.foreground, .history_max = a.history_max,
+			.learn_max = a.learn_max,
 		};
 
 		return ab_maskd_serve(&o);

@@ -222,10 +222,13 @@ struct ab_learn_stats {
 	uint64_t	events;		/* notification events read */
 	uint64_t	recorded;	/* agentbox-learn records written */
 };
-/* The recorder of a learning session on GROUP (ab_maskd_group_learn), for session SES
- * of UID, judging by GRANTS (which must outlive it).  0 or -errno. */
+/* The recorder of a learning session on GROUP (ab_maskd_group_learn, which it takes:
+ * it closes it when it stops), for session SES of UID, judging by GRANTS (which must
+ * outlive it), recording at most MAX distinct paths and accesses (0 or more than it
+ * holds: the most, AB_LEARN_MAX).  0 or -errno. */
+#define AB_LEARN_MAX	229376u	/* 7/8 of its 2^18-entry table: probes stay short */
 int	ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_fs_sets *grants,
-	    struct ab_learn **out);
+	    size_t max, struct ab_learn **out);
 void	ab_learn_free(struct ab_learn *l);
 /* The fd to poll, or -1 once the recorder has stopped (its lost record written). */
 int	ab_learn_fd(const struct ab_learn *l);

@@ -11,6 +11,8 @@
 # set) is read as when enforcing; the start record says learn=yes and doctor warns.  Without
 # learn = yes the same command is refused again by Landlock.  A session's records name
 # only the session's own opens: root's reads of the same paths outside are not recorded.
+# A learning record that cannot stay whole (agentbox-maskd --learn-max 2) says so, and
+# the review and suggest say it is incomplete.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 e2e_enter_private_world "$@"
@@ -145,6 +147,10 @@ run enforce
 like "$(cat "$E2E_DIR/enforce.json")" '"kind":"landlock","access":"fs.read_file","path":"/srv/h16learn/x"' \
 	"enforcing: the read is a Landlock denial again"
 unlike "$(cat "$E2E_DIR/enforce.log")" "op=agentbox-learn " "enforcing: no learning record"
+like "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/enforce.log")" "ses=$ses " \
+	"enforcing: its start record is there"
+unlike "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/enforce.log")" "learn=" \
+	"enforcing: the start record does not say learn"
 like "$(cat "$E2E_DIR/enforce.json")" '"kind":"landlock","access":"fs.read_file","path":"/srv/h16learn/.env"' \
 	"enforcing: the other project's .env is Landlock's"
 is "$(cat "$PROJ/pem.out" 2>/dev/null)" "PUBLIC CA" "enforcing: the /opt name is read too"
@@ -161,6 +167,26 @@ unlike "$(cat "$E2E_DIR/suggested.out")" "API_KEY" "with suggest's lines: the pr
 "$AA" --json --session "$ses" --input "$E2E_DIR/suggested.log" > "$E2E_DIR/suggested.json" 2>/dev/null
 unlike "$(grep -v '/srv/h16learn/.env' "$E2E_DIR/suggested.json")" '"kind":"landlock"' \
 	"with suggest's lines: no Landlock denial of the command's own paths"
-unlike "$(grep "op=agentbox-session-start ses=$ses " "$E2E_DIR/enforce.log")" "learn=" \
-	"enforcing: the start record does not say learn"
+
+# 5. A learning record that cannot stay whole says so: agentbox-maskd restarted with room
+# for two recorded paths; a session reads four outside its policy.
+mkdir -p /srv/h16learn2 && for f in a b c d; do echo "$f" > /srv/h16learn2/$f; done
+chmod -R a+rX /srv/h16learn2
+printf 'learn = yes\n' >> /etc/agentbox/policy.d/$U.conf
+kill "$E2E_MASKD_PID" && while kill -0 "$E2E_MASKD_PID" 2>/dev/null; do sleep 0.05; done
+rm -f /run/agentbox-maskd/control
+E2E_MASKD_ARGS="--learn-max 2" _e2e_maskd_start || e2e_die "agentbox-maskd --learn-max 2"
+CMD="cat /srv/h16learn2/a /srv/h16learn2/b /srv/h16learn2/c /srv/h16learn2/d > $PROJ/four.out"
+run full
+is "$(tr -d '\n' < "$PROJ/four.out" 2>/dev/null)" "abcd" "the session still reads all four"
+is "$(learn_recs "$ses" full)" "read /srv/h16learn2/a
+read /srv/h16learn2/b" "the first two are recorded"
+like "$(grep "op=agentbox-learn-lost ses=$ses " "$E2E_DIR/full.log")" "reason=table-full" \
+	"then one agentbox-learn-lost record says the table is full"
+like "$("$AA" sessions --session "$ses" --input "$E2E_DIR/full.log" 2>/dev/null)" \
+	"learning record incomplete: table-full" "agentbox-audit sessions says the record is incomplete"
+"$AA" suggest --session "$ses" --input "$E2E_DIR/full.log" > "$E2E_DIR/full.conf" 2>/dev/null
+is "$?" 1 "suggest over it: exit 1 (not known complete)"
+like "$(cat "$E2E_DIR/full.conf")" "# INCOMPLETE: the learning record of session $ses is incomplete (table-full)" \
+	"and its header says so"
 finish

@@ -189,13 +189,15 @@ e2e_enter_private_world() {
 
 # Every enrolled login hands its mounts to agentbox-maskd or is refused: this world's
 # own daemon (the build tree's) on the default control socket, in this world's /run.
+# E2E_MASKD_ARGS: extra options for it (learn.t restarts it with a small --learn-max).
 _e2e_maskd_start() {
 	local bin=$BUILD/agentbox-maskd i=0
 	[ -x "$bin" ] || return 1
 	# Started from a subshell, so it is not a child of the test's shell: a test's bare
 	# `wait` for its own background jobs (load.t) would otherwise wait for the daemon.
-	E2E_MASKD_PID=$( "$bin" --daemon --foreground >>"$E2E_DIR/maskd.log" 2>&1 </dev/null &
-	    echo $! )
+	# shellcheck disable=SC2086	# E2E_MASKD_ARGS: a test's extra options, split
+	E2E_MASKD_PID=$( "$bin" --daemon --foreground ${E2E_MASKD_ARGS:-} \
+	    >>"$E2E_DIR/maskd.log" 2>&1 </dev/null & echo $! )
 	defer "kill $E2E_MASKD_PID"
 	while [ ! -S /run/agentbox-maskd/control ]; do
 		i=$((i + 1))
