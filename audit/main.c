@@ -671,6 +671,7 @@ main(int argc, char **argv)
 		st.x.late = gs->late;
 		st.x.dropped = gs->dropped;
 		st.x.evicted = gs->evicted;
+		st.x.cut = gs->cut;
 	}
 	if (kernel)
 		st.x.kernel_checked = ab_kernel_status(&st.x.kernel_lost, &st.x.backlog_limit) == 0 ?

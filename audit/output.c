@@ -1096,6 +1096,10 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 	if (x->evicted > 0)
 		problem(p, "%ju event(s) closed for room before their last record (any later "
 		    "record of theirs is reported on its own)", (uintmax_t)x->evicted);
+	if (x->cut > 0)
+		problem(p, "%ju Landlock event(s) closed by the reading window before their "
+		    "SYSCALL record (a later one is reported on its own, as a dac denial)",
+		    (uintmax_t)x->cut);
 	if (x->dropped > 0)
 		problem(p, "%ju record(s) beyond %d in one event were ignored", (uintmax_t)x->dropped,
 		    AB_EVENT_MAXREC);

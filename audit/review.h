@@ -105,6 +105,7 @@ struct ab_group_stats {
 	uint64_t	 late;		/* records that arrived after their event was closed */
 	uint64_t	 dropped;	/* records beyond AB_EVENT_MAXREC in one event */
 	uint64_t	 evicted;	/* open events closed for room in the grouping table */
+	uint64_t	 cut;		/* Landlock events the window closed before their SYSCALL */
 };
 
 #define AB_EVENT_MAXREC	512
@@ -471,7 +472,7 @@ void	ab_out_net(struct ab_out *o, const struct ab_netview *v, const struct ab_re
 
 /* Everything the completeness report says, gathered by main. */
 struct ab_facts {
-	uint64_t	 lines, records, events, late, dropped, evicted;
+	uint64_t	 lines, records, events, late, dropped, evicted, cut;
 	uint64_t	 malformed, overlong, nul_lines, truncated_last;
 	size_t		 files_read, files_failed;
 	const char	*oldest_file;
