@@ -25,44 +25,13 @@ static const struct {
 	{ "write", "fs.write_file" },
 };
 
-/* Decode KEY of the message only (the header's fields are the daemon's); its length. */
-static size_t
-field(const struct ab_rec *r, const char *key, char *buf, size_t cap, int *trunc)
-{
-	struct ab_str raw;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
-		return 0;
-	if (ab_val_decode(key, raw, buf, cap, &n) == -ENOSPC && trunc != NULL)
-		*trunc = 1;
-	return n;
-}
-
-/* A number of the message: 0 ok, -ENOENT absent or "?", -EINVAL not a number. */
-static int
-number(const struct ab_rec *r, const char *key, uint64_t *out)
-{
-	struct ab_str raw;
-
-	*out = AB_UNSET32;
-	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0 || (raw.n == 1 && raw.p[0] == '?'))
-		return -ENOENT;
-	if (ab_rec_num(r, key, AB_INNER_ONLY, 10, out) != 0) {
-		*out = AB_UNSET32;
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* The op= of R when it is a TRUSTED_APP record, else "". */
 static void
 op_of(const struct ab_rec *r, char *op, size_t cap)
 {
 	op[0] = '\0';
 	if (r->t == AB_T_TRUSTED_APP)
-		field(r, "op", op, cap, NULL);
+		ab_rec_inner_str(r, "op", op, cap, NULL);
 }
 
 /* A quoted value whose closing quote is missing: the line was cut inside it, so what was
@@ -87,14 +56,14 @@ object(const struct ab_rec *r, struct ab_learn *l)
 	int trunc = 0, ok = 0;
 	size_t n;
 
-	n = field(r, "access", l->b_raw_access, sizeof(l->b_raw_access), NULL);
+	n = ab_rec_inner_str(r, "access", l->b_raw_access, sizeof(l->b_raw_access), NULL);
 	l->access = (struct ab_str){ l->b_raw_access, n };
 	for (size_t i = 0; i < sizeof(rights) / sizeof(rights[0]); i++)
 		if (strcmp(l->b_raw_access, rights[i].access) == 0 && n == strlen(rights[i].access)) {
 			l->access = (struct ab_str){ rights[i].right, strlen(rights[i].right) };
 			ok = 1;
 		}
-	l->path.n = field(r, "path", l->b_path, sizeof(l->b_path), &trunc);
+	l->path.n = ab_rec_inner_str(r, "path", l->b_path, sizeof(l->b_path), &trunc);
 	l->path.p = l->b_path;
 	/* fanotify gives the opener's absolute path; anything else is not the contract's. */
 	if (l->path.n == 0 || l->b_path[0] != '/' || trunc || cut_short(r, "path"))
@@ -113,10 +82,10 @@ ab_learn_parse(const struct ab_rec *r, struct ab_learn *l)
 		return 1;
 	memset(l, 0, sizeof(*l));
 	ok = object(r, l);
-	ok &= number(r, "ses", &l->ses) == 0 && l->ses != AB_UNSET32;
-	ok &= number(r, "uid", &l->uid) == 0 && l->uid != AB_UNSET32;
-	ok &= number(r, "pid", &l->pid) != -EINVAL;
-	l->comm.n = field(r, "comm", l->b_comm, sizeof(l->b_comm), NULL);
+	ok &= ab_rec_inner_num(r, "ses", AB_UNSET32, &l->ses) == 0 && l->ses != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "uid", AB_UNSET32, &l->uid) == 0 && l->uid != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "pid", AB_UNSET32, &l->pid) != -EINVAL;
+	l->comm.n = ab_rec_inner_str(r, "comm", l->b_comm, sizeof(l->b_comm), NULL);
 	l->comm.p = l->b_comm;
 	if (!ok) {
 		l->malformed = 1;
@@ -135,9 +104,9 @@ ab_learn_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *uid, char *
 	op_of(r, op, sizeof(op));
 	if (strcmp(op, "agentbox-learn-lost") != 0)
 		return 1;
-	field(r, "reason", reason, rcap, NULL);
-	ok = number(r, "ses", ses) == 0 && *ses != AB_UNSET32;
-	ok &= number(r, "uid", uid) == 0;
+	ab_rec_inner_str(r, "reason", reason, rcap, NULL);
+	ok = ab_rec_inner_num(r, "ses", AB_UNSET32, ses) == 0 && *ses != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "uid", AB_UNSET32, uid) == 0;
 	ok &= strcmp(reason, "table-full") == 0 || strcmp(reason, "overflow") == 0 ||
 	    strcmp(reason, "read-error") == 0 || strcmp(reason, "write-error") == 0;
 	return ok ? 0 : -EINVAL;

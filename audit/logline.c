@@ -236,6 +236,35 @@ ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_str *
 	return 0;
 }
 
+size_t
+ab_rec_inner_str(const struct ab_rec *r, const char *key, char *buf, size_t cap, int *trunc)
+{
+	struct ab_str raw;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
+		return 0;
+	if (ab_val_decode(key, raw, buf, cap, &n) == -ENOSPC && trunc != NULL)
+		*trunc = 1;
+	return n;
+}
+
+int
+ab_rec_inner_num(const struct ab_rec *r, const char *key, uint64_t unset, uint64_t *out)
+{
+	struct ab_str raw;
+
+	*out = unset;
+	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0 || (raw.n == 1 && raw.p[0] == '?'))
+		return -ENOENT;
+	if (ab_rec_num(r, key, AB_INNER_ONLY, 10, out) != 0) {
+		*out = unset;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 ab_rec_enriched(const struct ab_rec *r, const char *key, struct ab_str *v)
 {

@@ -20,36 +20,6 @@
 #define AB_NETVIEW_MAX	(1u << 16)
 #endif
 
-/* Decode KEY of the record's own fields (inside msg='...' only: the header's ses, uid
- * and auid are the daemon's, never a stand-in for a missing one) into BUF; returns its length.
- * *trunc is set when the value did not fit. */
-static size_t
-field(const struct ab_rec *r, const char *key, char *buf, size_t cap, int *trunc)
-{
-	struct ab_str raw;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
-		return 0;
-	if (ab_val_decode(key, raw, buf, cap, &n) == -ENOSPC && trunc != NULL)
-		*trunc = 1;
-	return n;
-}
-
-/* A number of the body: *out = value; 0 ok, -ENOENT absent, -EINVAL not a number. */
-static int
-number(const struct ab_rec *r, const char *key, uint64_t *out)
-{
-	struct ab_str raw;
-
-	*out = AB_NET_NONE;
-	if (ab_rec_field(r, key, AB_INNER_ONLY, &raw) != 0)
-		return -ENOENT;
-	if (raw.n == 1 && raw.p[0] == '?')
-		return -ENOENT;
-	return ab_rec_num(r, key, AB_INNER_ONLY, 10, out) == 0 ? 0 : -EINVAL;
-}
 
 static int
 is(const char *s, const char *what)
@@ -93,24 +63,24 @@ strings(const struct ab_rec *r, struct ab_net *n)
 	struct ab_str raw;
 	int have_host;
 
-	field(r, "user", n->b_user, sizeof(n->b_user), NULL);
-	n->proto.n = field(r, "proto", n->b_proto, sizeof(n->b_proto), NULL);
+	ab_rec_inner_str(r, "user", n->b_user, sizeof(n->b_user), NULL);
+	n->proto.n = ab_rec_inner_str(r, "proto", n->b_proto, sizeof(n->b_proto), NULL);
 	n->proto.p = n->b_proto;
-	field(r, "event", n->b_event, sizeof(n->b_event), NULL);
-	field(r, "decision", n->b_decision, sizeof(n->b_decision), NULL);
+	ab_rec_inner_str(r, "event", n->b_event, sizeof(n->b_event), NULL);
+	ab_rec_inner_str(r, "decision", n->b_decision, sizeof(n->b_decision), NULL);
 	/* host="?": the daemon never learnt it (a timeout or limit before the request head,
 	 * a head it could not parse): unknown, which is not malformed; no host= at all is. */
 	have_host = ab_rec_field(r, "host", AB_INNER_ONLY, &raw) == 0;
-	n->host.n = field(r, "host", n->b_host, sizeof(n->b_host), &n->host_truncated);
+	n->host.n = ab_rec_inner_str(r, "host", n->b_host, sizeof(n->b_host), &n->host_truncated);
 	n->host.p = n->b_host;
 	if (n->host.n == 1 && n->b_host[0] == '?')
 		n->host.n = 0;
 	/* libaudit appends its own addr= after the message: the first one is the daemon's. */
-	n->addr.n = field(r, "addr", n->b_addr, sizeof(n->b_addr), NULL);
+	n->addr.n = ab_rec_inner_str(r, "addr", n->b_addr, sizeof(n->b_addr), NULL);
 	n->addr.p = n->b_addr;
-	n->rule.n = field(r, "rule", n->b_rule, sizeof(n->b_rule), NULL);
+	n->rule.n = ab_rec_inner_str(r, "rule", n->b_rule, sizeof(n->b_rule), NULL);
 	n->rule.p = n->b_rule;
-	n->reason.n = field(r, "reason", n->b_reason, sizeof(n->b_reason), NULL);
+	n->reason.n = ab_rec_inner_str(r, "reason", n->b_reason, sizeof(n->b_reason), NULL);
 	n->reason.p = n->b_reason;
 	if (n->rule.n == 1 && n->b_rule[0] == '-')
 		n->rule.n = 0;
@@ -127,22 +97,22 @@ ab_net_parse(const struct ab_rec *r, struct ab_net *n)
 
 	if (r->t != AB_T_TRUSTED_APP)
 		return 1;
-	field(r, "op", op, sizeof(op), NULL);
+	ab_rec_inner_str(r, "op", op, sizeof(op), NULL);
 	if (!is(op, "agentbox-net"))
 		return 1;
 	memset(n, 0, sizeof(*n));
-	have_ses = number(r, "ses", &n->ses) == 0;
-	have_uid = number(r, "uid", &n->uid) == 0;
+	have_ses = ab_rec_inner_num(r, "ses", AB_NET_NONE, &n->ses) == 0;
+	have_uid = ab_rec_inner_num(r, "uid", AB_NET_NONE, &n->uid) == 0;
 	if (!have_ses)
 		n->ses = AB_UNSET32;
 	if (!have_uid)
 		n->uid = AB_UNSET32;
 	have_host = strings(r, n);
-	bad |= number(r, "port", &n->port) == -EINVAL;
-	bad |= number(r, "count", &n->count) == -EINVAL;
-	bad |= number(r, "bytes_up", &n->bytes_up) == -EINVAL;
-	bad |= number(r, "bytes_down", &n->bytes_down) == -EINVAL;
-	bad |= number(r, "dur_ms", &n->dur_ms) == -EINVAL;
+	bad |= ab_rec_inner_num(r, "port", AB_NET_NONE, &n->port) == -EINVAL;
+	bad |= ab_rec_inner_num(r, "count", AB_NET_NONE, &n->count) == -EINVAL;
+	bad |= ab_rec_inner_num(r, "bytes_up", AB_NET_NONE, &n->bytes_up) == -EINVAL;
+	bad |= ab_rec_inner_num(r, "bytes_down", AB_NET_NONE, &n->bytes_down) == -EINVAL;
+	bad |= ab_rec_inner_num(r, "dur_ms", AB_NET_NONE, &n->dur_ms) == -EINVAL;
 	/* No count: one attempt.  A count of 0 says nothing happened: read as one too. */
 	n->attempts = n->count == AB_NET_NONE || n->count == 0 ? 1 : n->count;
 	if (!check(n, have_ses, have_uid, have_host) || bad) {
@@ -160,16 +130,16 @@ ab_net_session_parse(const struct ab_rec *r, uint64_t *ses, char *event, size_t 
 
 	if (r->t != AB_T_TRUSTED_APP)
 		return 1;
-	field(r, "op", op, sizeof(op), NULL);
+	ab_rec_inner_str(r, "op", op, sizeof(op), NULL);
 	/* §5 writes event=open|end; a restarted daemon's sweep (§3) may write the -end op. */
 	if (is(op, "agentbox-net-session-end"))
 		snprintf(event, ecap, "end");
 	else if (is(op, "agentbox-net-session"))
-		field(r, "event", event, ecap, NULL);
+		ab_rec_inner_str(r, "event", event, ecap, NULL);
 	else
 		return 1;
-	field(r, "reason", reason, rcap, NULL);
-	if (number(r, "ses", ses) != 0) {
+	ab_rec_inner_str(r, "reason", reason, rcap, NULL);
+	if (ab_rec_inner_num(r, "ses", AB_NET_NONE, ses) != 0) {
 		*ses = AB_UNSET32;
 		return -EINVAL;
 	}

@@ -82,6 +82,16 @@ int	ab_rec_field(const struct ab_rec *r, const char *key, int inner, struct ab_s
 int	ab_rec_enriched(const struct ab_rec *r, const char *key, struct ab_str *v);
 /* Field KEY as an unsigned decimal (or hex with BASE 16).  -ENOENT, -EINVAL, -ERANGE. */
 int	ab_rec_num(const struct ab_rec *r, const char *key, int inner, int base, uint64_t *out);
+/*
+ * A field of a daemon's own message (inside msg='...' only: the header's ses, uid and
+ * auid are the daemon's, never a stand-in for a missing one), the contracts of
+ * agentbox-netd's and agentbox-maskd's records.  _str: decoded into BUF, its length
+ * returned, *TRUNC (if given) set when it did not fit.  _num: an unsigned decimal into
+ * *OUT, else *OUT = UNSET; 0, -ENOENT (absent or "?"), -EINVAL (not a number).
+ */
+size_t	ab_rec_inner_str(const struct ab_rec *r, const char *key, char *buf, size_t cap,
+	    int *trunc);
+int	ab_rec_inner_num(const struct ab_rec *r, const char *key, uint64_t unset, uint64_t *out);
 
 /*
  * Decode a raw value into OUT (capacity CAP, always NUL-terminated; *outn is the decoded
