@@ -46,6 +46,7 @@ struct marks {
 	dev_t	tree_dev[AB_MASKD_FS_MAX];
 	size_t	ndev;
 	int	perm, track;
+	int	learn, learned;	/* a learning session's group (-1: none), mounts it marks */
 };
 
 int
@@ -275,21 +276,36 @@ each_mount(struct ab_sess *s, mount_fn fn, void *ctx)
 	return r;
 }
 
-/* mount_fn: keep an fd of every mount on a tree's filesystem, or, learning, of every
+/*
+ * mount_fn: keep an fd of every mount on a tree's filesystem, or, learning, of every
  * mount but learn_skips' own: Landlock's read set no longer keeps a learning session
  * from other trees' secrets, and masks outside the trees are maskd's alone
- * (ab_maskd_decider_outside). */
+ * (ab_maskd_decider_outside).  Learning, the same fd takes the learning group's mark
+ * now (the recorder sees each open Landlock would have been asked about, maskd/learn.c):
+ * before any permission mark, so these opens wait for no reader.  A mount fanotify
+ * refuses the mark (a pseudo filesystem) is left out of the learning.
+ */
 static int
 collect_one(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
 {
 	struct marks *mk = ctx;
-	int fd;
+	int fd, r;
 
 	if (!has_dev(mk->tree_dev, mk->ndev, dev) &&
-	    (s->pol->learn != AB_YES || learn_skips(path)))
+	    (mk->learn == -1 || learn_skips(path)))
 		return 0;
 	if ((fd = open_mount(s, path, &dev)) < 0)
 		return 0;
+	if (mk->learn != -1 && !learn_skips(path)) {
+		r = ab_maskd_group_mark_learn(mk->learn, fd);
+		if (r == 0)
+			mk->learned++;
+		else if (r != -EINVAL && r != -EOPNOTSUPP && r != -ENODEV && r != -EXDEV) {
+			close(fd);
+			return ab_sess_fail(s, r, WHO ": mark a mount to learn from: %s",
+			    strerror(-r));
+		}
+	}
 	if (mk->n == MOUNTS_MAX) {
 		close(fd);
 		return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark", MOUNTS_MAX);
@@ -308,48 +324,7 @@ collect_mounts(struct ab_sess *s, struct marks *mk)
 		return r;
 	if (mk->n == 0)
 		return ab_sess_fail(s, -ENOENT, WHO ": no mount of the trees' filesystems");
-	return 0;
-}
-
-struct learn_marks {
-	int	group;
-	int	marked;
-};
-
-/* mount_fn: the learning group's mark on one mount; one fanotify refuses (a pseudo
- * filesystem) is left out. */
-static int
-learn_one(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
-{
-	struct learn_marks *lm = ctx;
-	int fd, r;
-
-	if (learn_skips(path) || (fd = open_mount(s, path, &dev)) < 0)
-		return 0;
-	r = ab_maskd_group_mark_learn(lm->group, fd);
-	close(fd);
-	if (r == 0)
-		lm->marked++;
-	else if (r != -EINVAL && r != -EOPNOTSUPP && r != -ENODEV && r != -EXDEV)
-		return ab_sess_fail(s, r, WHO ": mark a mount to learn from: %s", strerror(-r));
-	return 0;
-}
-
-/*
- * A learning session (policy learn = yes): a mount mark of the learning group on every
- * mount of the namespace but learn_skips' own, so the recorder sees each open Landlock
- * would have been asked about (maskd/learn.c).  Done before the permission marks: the
- * opens here must not wait for a reader.
- */
-static int
-mark_learn(struct ab_sess *s, int learn)
-{
-	struct learn_marks lm = { learn, 0 };
-	int r;
-
-	if ((r = each_mount(s, learn_one, &lm)) != 0)
-		return r;
-	if (lm.marked == 0)
+	if (mk->learn != -1 && mk->learned == 0)
 		return ab_sess_fail(s, -ENOENT, WHO ": no mount to learn from");
 	return 0;
 }
@@ -440,31 +415,30 @@ await_ok(struct ab_sess *s)
 static int
 handoff(struct ab_sess *s)
 {
-	struct marks mk = { .n = 0, .ndev = 0, .perm = -1, .track = -1 };
-	int fds[AB_MASKD_NFDS_MAX], fsfd[AB_MASKD_FS_MAX], learn = -1;
+	struct marks mk = { .n = 0, .ndev = 0, .perm = -1, .track = -1, .learn = -1 };
+	int fds[AB_MASKD_NFDS_MAX], fsfd[AB_MASKD_FS_MAX];
 	size_t i, nfs = 0, nfds;
 	int r;
 
 	if (s->maskd_fd == -1)
 		return ab_sess_fail(s, -ENOTCONN, WHO ": not connected");
 	if ((r = ab_maskd_group_perm(&mk.perm)) != 0 || (r = ab_maskd_group_track(&mk.track)) != 0 ||
-	    (s->pol->learn == AB_YES && (r = ab_maskd_group_learn(&learn)) != 0))
+	    (s->pol->learn == AB_YES && (r = ab_maskd_group_learn(&mk.learn)) != 0))
 		r = ab_sess_fail(s, r, WHO ": fanotify_init: %s", strerror(-r));
-	else if ((learn == -1 || (r = mark_learn(s, learn)) == 0) &&
-	    (r = tree_devs(s, &mk)) == 0 && (r = collect_mounts(s, &mk)) == 0 &&
+	else if ((r = tree_devs(s, &mk)) == 0 && (r = collect_mounts(s, &mk)) == 0 &&
 	    (r = mark_all(s, &mk, fsfd, &nfs)) == 0) {
 		fds[AB_MASKD_FD_PID1] = s->init_pidfd;
 		fds[AB_MASKD_FD_PERM] = mk.perm;
 		fds[AB_MASKD_FD_TRACK] = mk.track;
 		memcpy(fds + AB_MASKD_FD_MOUNT, fsfd, nfs * sizeof(int));
 		nfds = AB_MASKD_FD_MOUNT + nfs;
-		if (learn != -1)
-			fds[nfds++] = learn;	/* last, as handoff.h says */
+		if (mk.learn != -1)
+			fds[nfds++] = mk.learn;	/* last, as handoff.h says */
 		if ((r = send_open(s, fds, nfds)) == 0)
 			r = await_ok(s);
 	}
-	if (learn != -1)
-		close(learn);
+	if (mk.learn != -1)
+		close(mk.learn);
 	/* The daemon holds its own copies now, or the session is refused (and killed). */
 	for (i = 0; i < mk.n; i++)
 		close(mk.fd[i]);
