@@ -124,6 +124,14 @@ like "$runout" "learning: allowed and recorded, enforcing would refuse it" \
 	"agentbox run's summary says what an enforcing session would refuse"
 doc=$("$E2E_AGENTBOX" doctor 2>&1)
 like "$doc" "warn  user $U: learning" "agentbox doctor warns while $U learns"
+# --ephemeral puts the trees on overlayfs, which fanotify cannot mark: a learning login
+# there would run without Landlock's files and unrecorded, so it is refused, and says why.
+authoff=$(stat -c %s /var/log/auth.log)
+must_fail "$E2E_AGENTBOX" run -u "$U" -C "$PROJ" --ephemeral -- true
+sleep 1	# rsyslog writes asynchronously
+like "$(tail -c +$((authoff + 1)) /var/log/auth.log)" \
+	"a learning session needs its trees marked, and fanotify cannot mark overlayfs" \
+	"with one auth-log line saying why"
 
 # 2. Root outside reads the same paths: not the session's, never recorded.
 e2e_audit_since
