@@ -30,6 +30,16 @@
 #define AB_SSHD_PID		"/run/sshd.pid"
 #define AB_SSHD_CONFIG		"/etc/ssh/sshd_config"
 
+/*
+ * unboxed.c: processes of an enrolled user outside any box (DESIGN invariant 8).
+ * adm_unboxed_refuse: enroll's check: dies naming them, or with KILL_RUNNING ends them
+ * (says so; --dry-run only says).  adm_unboxed_list: how many (or -errno), some named in
+ * BUF.  adm_unboxed_watching: 1 if agentbox-maskd watches for new ones, 0 if not.
+ */
+int	adm_unboxed_refuse(const char *user, unsigned uid, int kill_running);
+int	adm_unboxed_list(unsigned uid, char *buf, size_t len);
+int	adm_unboxed_watching(void);
+
 /* Messages (util.c).  die* never return; "agentbox: " is prepended. */
 void	die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void	die_errno(int err, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));

@@ -7,7 +7,7 @@ ADMIN_LIBS     = $(call pkg,--libs audit libacl pam)
 ADMIN_BIN     := $(B)/agentbox
 PAM_PROFILE   := admin/agentbox.pam-config
 PAM_CONFIGS   ?= /usr/share/pam-configs
-$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -DAB_PAMDIR='"$(PAMDIR)"'
+$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -Imaskd -DAB_PAMDIR='"$(PAMDIR)"'
 $(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl pam)
 
 # The profile as a C string, so enroll can write it where make install did not.

@@ -444,6 +444,34 @@ check_cron(const char *user)
 	}
 }
 
+/* DESIGN invariant 8: none of the user's processes outside a box (logins are refused). */
+static void
+check_unboxed(const char *user, unsigned uid)
+{
+	char buf[512];
+	int n = adm_unboxed_list(uid, buf, sizeof(buf));
+
+	if (n == 0)
+		report(OK, NULL, "user %s: no process outside a box", user);
+	else if (n > 0)
+		report(FAIL, "end them: its logins are refused while they run", "user %s: %d "
+		    "process(es) outside any box: %s", user, n, buf);
+	else
+		report(FAIL, NULL, "user %s: cannot list its processes: %s", user, strerror(-n));
+}
+
+/* agentbox-maskd's watcher: without it every enrolled login is refused. */
+static void
+check_watcher(int enrolled)
+{
+	if (adm_unboxed_watching() == 1)
+		report(OK, NULL, "agentbox-maskd watches for processes outside a box");
+	else
+		report(enrolled ? FAIL : WARN, "start agentbox-maskd --daemon", "agentbox-maskd "
+		    "is not watching for processes outside a box: every enrolled login is "
+		    "refused");
+}
+
 static void
 check_user(const char *user)
 {
@@ -494,6 +522,7 @@ check_user(const char *user)
 		ab_policy_free(pol);
 	}
 	ab_diag_free(&diag);
+	check_unboxed(user, pw->pw_uid);
 	check_sshd(user);
 	check_cron(user);
 	r = adm_audit_rules_loaded(pw->pw_uid);
@@ -544,6 +573,7 @@ cmd_doctor(int argc, char **argv)
 	else if (users.n == 0)
 		report(WARN, "agentbox enroll USER --project DIR", "policy: no enrolled user");
 	check_pam(users.n > 0);
+	check_watcher(users.n > 0);
 	for (i = 0; i < users.n; i++)
 		check_user(users.v[i]);
 	ab_strv_free(&users);

@@ -494,8 +494,8 @@ static void
 usage_enroll(FILE *f)
 {
 	fprintf(f, "usage: agentbox enroll USER --project DIR [--project DIR ...] "
-	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--learn] [--dry-run] "
-	    "[--quiet]\n");
+	    "[--network none|loopback|host|tcp:PORT,...|proxy] [--learn] [--kill-running] "
+	    "[--dry-run] [--quiet]\n");
 }
 
 /* Enroll stops at the first failed step (rerunning it repairs the rest), naming the
@@ -514,6 +514,7 @@ cmd_enroll(int argc, char **argv)
 		{ "project", required_argument, NULL, 'p' },
 		{ "network", required_argument, NULL, 'n' },
 		{ "learn", no_argument, NULL, 'l' },
+		{ "kill-running", no_argument, NULL, 'K' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -527,7 +528,7 @@ cmd_enroll(int argc, char **argv)
 	struct passwd *pw;
 	char *home = NULL;	/* the account's: its masks reach into projects inside it */
 	size_t i;
-	int c, r, created, learn = 0;
+	int c, r, created, learn = 0, kill_running = 0;
 
 	while ((c = getopt_long(argc, argv, "p:n:Nqh", opts, NULL)) != -1) {
 		switch (c) {
@@ -537,6 +538,7 @@ cmd_enroll(int argc, char **argv)
 			break;
 		case 'n': network = optarg; break;
 		case 'l': learn = 1; break;
+		case 'K': kill_running = 1; break;
 		case 'N': adm_dry_run = 1; break;
 		case 'q': adm_quiet = 1; break;
 		case 'h': usage_enroll(stdout); return 0;
@@ -581,6 +583,11 @@ cmd_enroll(int argc, char **argv)
 		    "lines it needs)", user, network != NULL && strcmp(network,
 		    ab_network_name(AB_NET_PROXY)) == 0 ? ", and hosts outside allow_host," : "",
 		    user, user);
+
+	/* A process of the user outside a box could hand its sessions what they hide: none
+	 * may run (DESIGN invariant 8), and the PAM module refuses logins while one does. */
+	if ((pw = getpwnam(user)) != NULL && pw->pw_uid != 0)
+		adm_unboxed_refuse(user, pw->pw_uid, kill_running);
 
 	/* 2. The policy set must compile with this user in it, or nothing changes. */
 	snprintf(ppath, sizeof(ppath), AB_POLICY_DIR "/%s.conf", user);

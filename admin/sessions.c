@@ -43,7 +43,6 @@
 #include "admin.h"
 #include "cmd.h"
 
-#define INIT_COMM "agentbox-init"
 
 struct session {
 	pid_t		 pid;
@@ -89,53 +88,6 @@ proc_slurp(pid_t pid, const char *what)
 	return all;
 }
 
-static int
-status_field(const char *status, const char *key, char *out, size_t len)
-{
-	const char *p = status;
-	size_t kl = strlen(key);
-
-	while (p != NULL && *p != '\0') {
-		if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
-			p += kl + 1;
-			p += strspn(p, " \t");
-			snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p != NULL)
-			p++;
-	}
-	return -ENOENT;
-}
-
-/* Is PID a session's pid 1: comm agentbox-init, root, and "NSpid: PID 1"? */
-static int
-is_session_init(pid_t pid)
-{
-	char *status, field[128], want[64];
-	int r = 0;
-
-	if ((status = proc_slurp(pid, "status")) == NULL)
-		return 0;
-	snprintf(want, sizeof(want), "%d\t1", (int)pid);
-	/* A killed pid 1 stays a zombie until the host's init reaps it (a persistent box's
-	 * pid 1 is the host init's child): it is no box any more. */
-	if (status_field(status, "State", field, sizeof(field)) == 0 &&
-	    (field[0] == 'Z' || field[0] == 'X')) {
-		free(status);
-		return 0;
-	}
-	if (status_field(status, "Name", field, sizeof(field)) == 0 &&
-	    strcmp(field, INIT_COMM) == 0 &&
-	    status_field(status, "Uid", field, sizeof(field)) == 0 &&
-	    strtoul(field, NULL, 10) == 0 &&
-	    status_field(status, "NSpid", field, sizeof(field)) == 0 &&
-	    strcmp(field, want) == 0)
-		r = 1;
-	free(status);
-	return r;
-}
 
 static time_t
 boot_time(void)
@@ -199,8 +151,8 @@ note_login(struct session *s, pid_t pid)
 	/* PPid in /proc/PID/status is the parent as the reader's (host) pid namespace sees
 	 * it; the box's view is /proc/PID/stat read inside.  Parent outside the box: its
 	 * host pid is not one of the box's, i.e. its pid namespace differs. */
-	if (status_field(status, "PPid", ppid, sizeof(ppid)) == 0 &&
-	    status_field(status, "NSpid", nspid, sizeof(nspid)) == 0 &&
+	if (ab_status_field(status, "PPid", ppid, sizeof(ppid)) == 0 &&
+	    ab_status_field(status, "NSpid", nspid, sizeof(nspid)) == 0 &&
 	    (inner = strrchr(nspid, '\t')) != NULL && strcmp(inner + 1, "1") != 0) {
 		char link[32];
 
@@ -335,7 +287,7 @@ next_session(DIR *d, time_t btime, struct session *s)
 			continue;
 		memset(s, 0, sizeof(*s));
 		s->pid = (pid_t)atoi(de->d_name);
-		if (!is_session_init(s->pid))
+		if (!ab_proc_is_box_init(s->pid))
 			continue;
 		collect(s, btime);
 		return 1;
@@ -442,7 +394,7 @@ stop_box(const struct session *s)
 	if ((fd = pidfd_open(s->pid, 0)) == -1)
 		return errno == ESRCH ? 0 : -errno;
 	/* Checked after the pidfd is open: a pid reused before is not a box's pid 1. */
-	if (!is_session_init(s->pid)) {
+	if (!ab_proc_is_box_init(s->pid)) {
 		close(fd);
 		return 0;
 	}

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ---- UTF-8 (RFC 3629) ---- */
 
@@ -98,5 +99,27 @@ int	ab_user_name_valid(const char *name);
 
 /* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  0 or -errno. */
 int	ab_io_write_all(int fd, const void *buf, size_t len);
+
+/* ---- processes, as root reads them in /proc (proc.c) ---- */
+
+/* /proc/PID/status into BUF[0..LEN), NUL-terminated.  0, -ESRCH (gone) or -errno. */
+int	ab_proc_status(int pid, char *buf, size_t len);
+/* The value of "KEY:" in a status text, its leading blanks skipped.  0 or -ENOENT. */
+int	ab_status_field(const char *status, const char *key, char *out, size_t len);
+/* 1 if any of the status's real, effective, saved and fs uids is UID, 0 if none,
+ * -EPROTO if the Uid line cannot be read. */
+int	ab_status_has_uid(const char *status, unsigned uid);
+/* 1 if PID is a box's pid 1: root, named agentbox-init, pid 1 of its pid namespace,
+ * not a zombie.  0 otherwise (gone included). */
+int	ab_proc_is_box_init(int pid);
+/* 1 if PID lives in a box (the mount namespace of the box pid 1 of its pid namespace),
+ * 0 if not (HOST_PIDNS, the inode of the caller's pid namespace, is no box's), -ESRCH
+ * if it is gone, -errno if it cannot be told. */
+int	ab_proc_boxed(int pid, ino_t host_pidns);
+/* Call FN for each process of UID (any of its four uids) outside a box, or whose place
+ * cannot be told, with its pid and name, until FN returns non-zero (returned).  Reads
+ * every process's status: grows with the host, never on a login's path. */
+int	ab_proc_unboxed_each(unsigned uid, int (*fn)(void *ctx, int pid, const char *comm),
+	    void *ctx);
 
 #endif /* AB_ABUTIL_H */

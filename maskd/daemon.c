@@ -45,6 +45,7 @@
 #include "daemon.h"
 #include "handoff.h"
 #include "maskd.h"
+#include "unboxed.h"
 
 /* fanotify's max_user_groups (128 here) allows 64 sessions of two groups each. */
 #define SESS_MAX	64
@@ -60,6 +61,8 @@ struct sess {
 
 static struct sess sessions[SESS_MAX];
 static const struct ab_maskd_serve_opts *opts;
+static struct ab_unboxed *unboxed;	/* NULL: not watching, every login is refused */
+static char unboxed_dir[108];
 
 static void __attribute__((format(printf, 2, 3)))
 say(int prio, const char *fmt, ...)
@@ -267,6 +270,33 @@ child_close_others(int listen_fd, int conn)
 	}
 }
 
+/* "watch UID" (unboxed.h): UID's processes outside a box, in its state file, from now
+ * on.  The module asks at a login of UID when the file is not there yet. */
+static void
+take_watch(int conn, const char *arg)
+{
+	unsigned long uid;
+	char *end;
+	int r;
+
+	errno = 0;
+	uid = strtoul(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || uid == 0 || uid > UINT32_MAX - 1) {
+		reply(conn, "refused malformed watch request");
+		return;
+	}
+	if (unboxed == NULL) {
+		reply(conn, "refused not watching processes outside a box");
+		return;
+	}
+	if ((r = ab_unboxed_watch(unboxed, (unsigned)uid)) != 0) {
+		reply(conn, "refused cannot watch uid %lu: %s", uid, strerror(-r));
+		say(LOG_ERR, "watch uid %lu: %s", uid, strerror(-r));
+		return;
+	}
+	reply(conn, "ok");
+}
+
 /* One hand-off on CONN: a reader for the session, or a refusal with the reason. */
 static void
 take_session(int listen_fd, int conn)
@@ -289,6 +319,11 @@ take_session(int listen_fd, int conn)
 	if ((len = receive(conn, buf, sizeof(buf) - 1, fds, &nfds)) < 0) {
 		close_fds(fds, nfds);
 		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
+		return;
+	}
+	if (nfds == 0 && strncmp(buf, "watch ", 6) == 0) {
+		buf[len] = '\0';
+		take_watch(conn, buf + 6);
 		return;
 	}
 	memset(&m, 0, sizeof(m));
@@ -396,6 +431,35 @@ listen_on(const char *path)
 	return fd;
 }
 
+/* The watcher (re)started: its state is rebuilt from nothing, uid by uid as logins ask.
+ * Failing, it stays off: the daemon still enforces the running sessions' masks, and every
+ * new login is refused (no lock on the state directory). */
+static void
+watcher_start(void)
+{
+	int r;
+
+	ab_unboxed_free(unboxed);
+	unboxed = NULL;
+	if ((r = ab_unboxed_open(unboxed_dir, &unboxed)) != 0)
+		say(LOG_ERR, "cannot watch processes outside a box (%s): %s; every login is "
+		    "refused", unboxed_dir, strerror(-r));
+}
+
+/* The directory of the control socket PATH, then "/unboxed". */
+static int
+unboxed_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int n;
+
+	if (slash == NULL)
+		return -EINVAL;
+	n = snprintf(unboxed_dir, sizeof(unboxed_dir), "%.*s/%s", (int)(slash - path), path,
+	    AB_MASKD_UNBOXED_DIR);
+	return n < 0 || (size_t)n >= sizeof(unboxed_dir) ? -ENAMETOOLONG : 0;
+}
+
 static void
 accept_one(int listen_fd)
 {
@@ -414,10 +478,10 @@ accept_one(int listen_fd)
 int
 ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 {
-	struct pollfd p[1 + 2 * SESS_MAX];
-	struct sess *who[1 + 2 * SESS_MAX];
+	struct pollfd p[2 + 2 * SESS_MAX];
+	struct sess *who[2 + 2 * SESS_MAX];
 	size_t i, np;
-	int listen_fd;
+	int listen_fd, r;
 
 	opts = o;
 	openlog("agentbox-maskd", LOG_PID | (o->foreground ? LOG_PERROR : 0), LOG_DAEMON);
@@ -429,11 +493,18 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		say(LOG_ERR, "daemon: %m");
 		return 1;
 	}
+	if ((r = unboxed_path(o->control)) != 0) {
+		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-r));
+		return 1;
+	}
+	watcher_start();
 	say(LOG_INFO, "taking sessions on %s", o->control);
 	for (;;) {
-		/* Rebuilt each round: at most 129 entries, and only on an event. */
+		/* Rebuilt each round: at most 130 entries, and only on an event. */
 		p[0] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
-		np = 1;
+		p[1] = (struct pollfd){ .fd = unboxed != NULL ? ab_unboxed_fd(unboxed) : -1,
+		    .events = POLLIN };
+		np = 2;
 		for (i = 0; i < SESS_MAX; i++) {
 			struct sess *s = &sessions[i];
 
@@ -456,7 +527,12 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 			say(LOG_ERR, "poll: %m");
 			return 1;	/* every reader sees us go and ends its session */
 		}
-		for (i = 1; i < np; i++) {
+		if (p[1].revents != 0 && (r = ab_unboxed_serve(unboxed)) != 0) {
+			say(LOG_ERR, "watching processes outside a box: %s: starting again",
+			    strerror(-r));
+			watcher_start();
+		}
+		for (i = 2; i < np; i++) {
 			if (p[i].revents == 0)
 				continue;
 			if (p[i].fd == who[i]->reader_pidfd)

@@ -62,6 +62,10 @@ struct ab_sess {
 int	ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
+/* unboxed.c: step 1's last question, agentbox-maskd's answer: refuse while a process
+ * of the user runs outside a box (maskd/unboxed.h), or while nobody watches. */
+int	ab_unboxed_check(struct ab_sess *s);
+
 /* netns.c: enter the network namespace the policy asks for (before the mount ns). */
 int	ab_netns_enter(struct ab_sess *s);
 

@@ -270,10 +270,11 @@ elapsed_us(const struct timespec *t0)
 
 /* The steps the debug line times, by the name it gives them. */
 enum sess_step {
-	STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_MASKD,
+	STEP_UNBOXED, STEP_LOGINUID, STEP_NETNS, STEP_UNSHARE, STEP_WORLD, STEP_MASKS, STEP_PID1, STEP_MASKD,
 	STEP_NETD, STEP_PLAN, STEP_RECORD, STEP_BOX, STEP_N
 };
 static const char *const step_name[STEP_N] = {
+	[STEP_UNBOXED]	= "unboxed",
 	[STEP_LOGINUID]	= "loginuid",
 	[STEP_NETNS]	= "netns",
 	[STEP_UNSHARE]	= "unshare",
@@ -631,6 +632,10 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 		strcpy(cwd, "/");
 
 	clock_gettime(CLOCK_MONOTONIC, &clk.t_steps);
+	/* 1. Gate, last: no process of the user runs outside a box, where it could hand
+	 * this session what its box hides (agentbox-maskd watches; a file read here). */
+	if ((r = timed(&clk, STEP_UNBOXED, ab_unboxed_check(&s))) != 0)
+		goto refuse;
 	/* 3. A fresh audit session: every login has its own, joining a box or not. */
 	if ((r = timed(&clk, STEP_LOGINUID, fresh_audit_session(&s))) != 0)
 		goto refuse;
