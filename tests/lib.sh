@@ -8,7 +8,9 @@ _deferred=""
 
 ok()       { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok()   { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
-diag()     { printf '# %s\n' "$@"; }
+# Every line of a diagnostic is a TAP comment: a value that spans lines (a command's
+# output starting with "ok") must not read as a test line.
+diag()     { printf '%s\n' "$@" | sed 's/^/# /'; }
 check()    { if [ "$1" = 0 ]; then shift; ok "$*"; else shift; not_ok "$*"; fi; }
 must_fail(){ if "$@" >/dev/null 2>&1; then not_ok "allowed: $*"; else ok "refused: $*"; fi; }
 must_pass(){ if "$@" >/dev/null 2>&1; then ok "works: $*"; else not_ok "failed: $*"; fi; }

@@ -230,7 +230,9 @@ e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" || not_ok "age
 pam_authlog_since
 out=$(su $U -c 'echo IN' 2>&1)
 [[ $out != *IN* ]] && ok "no agentbox-maskd: login refused" || not_ok "no agentbox-maskd: login refused"
-pam_authlog_find "refusing session of $U: agentbox-maskd is not taking sessions" >/dev/null &&
+# The first question a login asks it is whether it watches (no process of the agent
+# outside a box); either way the refusal names the daemon.
+pam_authlog_find "refusing session of $U: agentbox-maskd is not (taking sessions|watching)" >/dev/null &&
     ok "the refusal is in the auth log" || not_ok "no auth log line for the refusal"
 
 # A flood: S bounded at 64; the agent creates masked names faster than it may: the
