@@ -31,7 +31,7 @@
 #define AB_SSHD_CONFIG		"/etc/ssh/sshd_config"
 
 /*
- * unboxed.c: processes of an enrolled user outside any box (DESIGN invariant 8).
+ * unboxed.c: processes of an enrolled user outside any box (DESIGN invariant 3).
  * adm_unboxed_refuse: enroll's check: dies naming them, or with KILL_RUNNING ends them
  * (says so; --dry-run only says).  adm_unboxed_list: how many (or -errno), some named in
  * BUF.  adm_unboxed_watching: 1 if agentbox-maskd watches for new ones, 0 if not.

@@ -444,7 +444,7 @@ check_cron(const char *user)
 	}
 }
 
-/* DESIGN invariant 8: none of the user's processes outside a box (logins are refused). */
+/* DESIGN invariant 3: none of the user's processes outside a box (logins are refused). */
 static void
 check_unboxed(const char *user, unsigned uid)
 {

@@ -585,7 +585,7 @@ cmd_enroll(int argc, char **argv)
 		    user, user);
 
 	/* A process of the user outside a box could hand its sessions what they hide: none
-	 * may run (DESIGN invariant 8), and the PAM module refuses logins while one does. */
+	 * may run (DESIGN invariant 3), and the PAM module refuses logins while one does. */
 	if ((pw = getpwnam(user)) != NULL && pw->pw_uid != 0)
 		adm_unboxed_refuse(user, pw->pw_uid, kill_running);
 

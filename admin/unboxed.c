@@ -1,5 +1,5 @@
 /*
- * Processes of an enrolled user outside any box (DESIGN invariant 8): enroll refuses
+ * Processes of an enrolled user outside any box (DESIGN invariant 3): enroll refuses
  * while one runs, unless --kill-running ends them; doctor lists them and says whether
  * agentbox-maskd watches for new ones (without it every login is refused).  Which
  * process is in a box is lib/proc.c's answer, the watcher's too.

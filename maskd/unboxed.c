@@ -1,6 +1,6 @@
 /*
  * The watcher of processes outside a box (unboxed.h): no process of an enrolled user
- * may run outside a box while a login of that user is let in (DESIGN invariant 8).  One
+ * may run outside a box while a login of that user is let in (DESIGN invariant 3).  One
  * that does could hand a session fds of the host's tree, through a socket in the
  * agent's home: masks are per mount namespace, and the enrolment's deny ACLs cannot
  * deny a file's owner (tests/escape/FINDINGS.md F7).

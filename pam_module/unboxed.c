@@ -1,6 +1,6 @@
 /*
  * Step 1, the gate's last question: does a process of the user run outside a box?  Then
- * the login is refused (DESIGN invariant 8; maskd/unboxed.h).  Such a process can hand
+ * the login is refused (DESIGN invariant 3; maskd/unboxed.h).  Such a process can hand
  * the session fds of the host's tree, which no mask of the session's namespace hides.
  *
  * agentbox-maskd's watcher knows, from the kernel's process events, and keeps the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# No process of an enrolled user outside a box (issue 13 item 3, DESIGN invariant 8):
+# No process of an enrolled user outside a box (issue 13 item 3, DESIGN invariant 3):
 # the real `agentbox enroll`, the installed PAM module and this world's agentbox-maskd.
 # A process of the agent's uid that root starts outside any box (setpriv, as a service
 # manager or start-stop-daemon would) can hand a session fds of the host's tree through
