@@ -40,6 +40,7 @@ struct domain {
 	uint64_t	 id;		/* 0: free slot */
 	uint64_t	 records;
 	int		 allocated;
+	struct ab_session *owner;	/* the session its first denial read carries */
 };
 
 struct uidname {
@@ -53,6 +54,7 @@ struct ab_review {
 	ab_denial_fn		 fn;
 	void			*arg;
 	struct ab_complete	*cp;
+	struct ab_marks		*marks;		/* troubles by serial (span.c) */
 	struct ab_review_stats	 st;
 	struct ab_session	**ses;		/* in order of first appearance */
 	size_t			 nses, capses;
@@ -616,6 +618,21 @@ domain_del(struct ab_review *rv, struct domain *d)
 	}
 }
 
+/* Domain D (NULL: none of its records read) ended MISSING records short: its session's,
+ * or, with none known, kept by the serial of its end for the spans it ended in. */
+static void
+domain_short(struct ab_review *rv, const struct ab_rec *r, const struct domain *d,
+    uint64_t missing)
+{
+	if (d != NULL && d->owner != NULL) {
+		d->owner->ll_short++;
+		d->owner->ll_missing += missing;
+		return;
+	}
+	rv->st.domains_unowned++;
+	ab_marks_add(rv->marks, AB_MARK_DOMAIN, 1, r->serial);
+}
+
 static void
 domain_record(struct ab_review *rv, const struct ab_rec *r)
 {
@@ -645,6 +662,7 @@ domain_record(struct ab_review *rv, const struct ab_rec *r)
 		uint64_t have = d != NULL ? d->records : 0;
 		int alloc = d != NULL && d->allocated;
 
+		domain_short(rv, r, d, n - have);
 		if (!alloc) {
 			/* Created before the oldest record read: the rest may be in older logs. */
 			rv->st.domains_partial++;
@@ -1129,13 +1147,16 @@ landlock_denial(struct ab_review *rv, const struct ab_rec *r, const struct ab_re
 	if (d.addr.n >= sizeof(rv->b_addr))
 		d.addr.n = sizeof(rv->b_addr) - 1;
 	snprintf(d.rule, sizeof(d.rule), "landlock domain %.*s", (int)d.domain.n, d.domain.p);
+	s = session_find(rv, hash_str(d.node), d.ses);
 	if (ab_rec_num(r, "domain", 0, 16, &id) == 0) {
 		struct domain *dm = domain_of(rv, id);
 
-		if (dm != NULL)
+		if (dm != NULL) {
 			dm->records++;
+			if (dm->owner == NULL)
+				dm->owner = s;
+		}
 	}
-	s = session_find(rv, hash_str(d.node), d.ses);
 	d.user = user_name(rv, sc != NULL ? sc : alloc, s, d.node, d.uid);
 	emit(rv, &d, s);
 }
@@ -1338,6 +1359,11 @@ ab_review_new(const struct ab_filter *filter, ab_denial_fn fn, void *arg, struct
 		free(rv);
 		return r;
 	}
+	if ((r = ab_marks_new(&rv->marks)) != 0) {
+		ab_complete_free(rv->cp);
+		free(rv);
+		return r;
+	}
 	if (rv->f.user != NULL) {
 		char *end;
 		unsigned long u;
@@ -1360,6 +1386,67 @@ ab_review_finish(struct ab_review *rv)
 	for (size_t i = 0; i < rv->dom_slots; i++)
 		if (rv->dom[i].id != 0)
 			rv->st.domains_open++;
+	ab_marks_sort(rv->marks);
+}
+
+void
+ab_review_unreadable(struct ab_review *rv, const char *line, size_t len)
+{
+	uint64_t serial = 0;
+	int placed = ab_line_serial(line, len, &serial) == 0;
+
+	ab_marks_add(rv->marks, AB_MARK_UNREADABLE, placed, serial);
+}
+
+int
+ab_session_serials(const struct ab_session *s, uint64_t *lo, uint64_t *hi)
+{
+	if (!s->have_start)
+		return -ENOENT;
+	*lo = s->serial_start;
+	*hi = s->have_end && s->ends >= s->logins ? s->serial_end : UINT64_MAX;
+	return 0;
+}
+
+int
+ab_session_trouble(const struct ab_review *rv, const struct ab_session *s,
+    struct ab_span_trouble *t)
+{
+	uint64_t lo, hi;
+
+	memset(t, 0, sizeof(*t));
+	t->ll_short = s->ll_short;
+	t->ll_missing = s->ll_missing;
+	if (ab_session_serials(s, &lo, &hi) != 0)
+		return -ENOENT;
+	t->serials_known = ab_complete_missing_in(rv->cp, (struct ab_str){ s->node, strlen(s->node) }, lo, hi,
+	    &t->serials_missing) == 0;
+	t->ll_unknown = ab_marks_in(rv->marks, AB_MARK_DOMAIN, lo, hi);
+	t->unreadable = ab_marks_in(rv->marks, AB_MARK_UNREADABLE, lo, hi);
+	return 0;
+}
+
+uint64_t
+ab_review_trouble_selected(const struct ab_review *rv, enum ab_mark k)
+{
+	uint64_t (*spans)[2], n = 0, r;
+	const struct ab_session *s;
+
+	if ((spans = calloc(rv->nses ? rv->nses : 1, sizeof(*spans))) == NULL)
+		return ab_marks_total(rv->marks, k);	/* all of them: never fewer */
+	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++)
+		if (ab_session_selected(rv, s) &&
+		    ab_session_serials(s, &spans[n][0], &spans[n][1]) == 0)
+			n++;
+	r = ab_marks_in_union(rv->marks, k, spans, n);
+	free(spans);
+	return r;
+}
+
+uint64_t
+ab_review_unplaced(const struct ab_review *rv, enum ab_mark k)
+{
+	return ab_marks_unplaced(rv->marks, k);
 }
 
 const struct ab_review_stats *
@@ -1415,6 +1502,7 @@ ab_review_free(struct ab_review *rv)
 	free(rv->ses);
 	free(rv->ses_idx);
 	free(rv->dom);
+	ab_marks_free(rv->marks);
 	ab_complete_free(rv->cp);
 	free(rv);
 }

@@ -49,6 +49,7 @@ static struct {
 	struct ab_aup	*aup;
 	struct ab_suggest *sg;		/* suggest: the denials to judge */
 	struct ab_facts	 x;
+	struct ab_review *rv;		/* where an unreadable line is kept by its serial */
 	unsigned	 warned_malformed, warned_overlong, warned_nul;
 	int		 quiet;
 } st;
@@ -156,20 +157,29 @@ take_line(struct reader *rd, const char *line, size_t len)
 		return;
 	if (rd->has_nul && memchr(line, '\0', len) != NULL) {
 		st.x.nul_lines++;
+		ab_review_unreadable(st.rv, line, len);
 		warn_line(&st.warned_nul, rd, "NUL byte in line: line skipped");
 		return;
 	}
 	if (st.aup != NULL) {
+		struct ab_rec rec;
 		char nl = '\n';
 
-		if (ab_aup_feed(st.aup, line, len) != 0 || ab_aup_feed(st.aup, &nl, 1) != 0)
+		/* The reference engine assembles events, not lines: a line the fast path
+		 * refuses is refused here too (libauparse takes many without a word), so both
+		 * count the same unreadable lines at the same serials. */
+		if (ab_rec_parse(line, len, &rec) != 0 || ab_aup_feed(st.aup, line, len) != 0 ||
+		    ab_aup_feed(st.aup, &nl, 1) != 0) {
 			st.x.malformed++;
+			ab_review_unreadable(st.rv, line, len);
+		}
 		return;
 	}
 	if ((r = ab_group_line(st.g, line, len)) == -ENOMEM)
 		die(EXIT_FATAL, "out of memory");
 	if (r != 0) {
 		st.x.malformed++;
+		ab_review_unreadable(st.rv, line, len);
 		warn_line(&st.warned_malformed, rd, "not an audit record (%s): line skipped",
 		    r == -ERANGE ? "number out of range" : "no type= or msg=audit(...)");
 	}
@@ -191,6 +201,8 @@ drain(struct reader *rd, int eof)
 			if (!rd->skipping) {
 				rd->lineno++;
 				st.x.overlong++;
+				/* Its serial, if any, is in what is buffered of it. */
+				ab_review_unreadable(st.rv, rd->buf + off, len);
 				warn_line(&st.warned_overlong, rd, "line longer than %d bytes: skipped",
 				    AB_LINE_MAX);
 			}
@@ -613,6 +625,7 @@ main(int argc, char **argv)
 	    cmd == CMD_SUGGEST ? ab_suggest_add : NULL, cmd == CMD_SUGGEST ? (void *)st.sg :
 	    (void *)&out, &rv) != 0)
 		die(EXIT_FATAL, "out of memory");
+	st.rv = rv;
 	if ((auparse_engine ? ab_aup_new(dump ? dump_event : ab_review_event, rv, &st.aup) :
 	    ab_group_new(dump ? dump_event : ab_review_event, rv, &st.g)) != 0)
 		die(EXIT_FATAL, "cannot set up the %s engine", auparse_engine ? "auparse" : "fast");

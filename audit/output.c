@@ -323,10 +323,12 @@ lost_json(FILE *f, const struct ab_session *s)
 	    "open" : v == AB_SPAN_BAD ? "unreadable" : "span");
 }
 
-/* The sessions row's mark for a session whose span lost records or cannot be judged. */
+/* The sessions row's mark for a session whose span lost records or cannot be judged,
+ * and for what else its span holds that may hide one of its denials. */
 static void
-lost_mark(FILE *f, const struct ab_session *s)
+lost_mark(FILE *f, const struct ab_review *rv, const struct ab_session *s)
 {
+	struct ab_span_trouble t;
 	uint64_t n;
 	enum ab_span v = ab_session_span_lost(s, 0, 0, &n);
 
@@ -334,10 +336,42 @@ lost_mark(FILE *f, const struct ab_session *s)
 		fprintf(f, " [%ju audit record(s) lost during it]", (uintmax_t)n);
 	else if (v == AB_SPAN_BAD)
 		fputs(" [lost counter in its records unreadable]", f);
+	if (ab_session_trouble(rv, s, &t) != 0)
+		return;
+	if (t.serials_missing > 0)
+		fprintf(f, " [%ju serial(s) missing during it]", (uintmax_t)t.serials_missing);
+	if (t.ll_short + t.ll_unknown > 0)
+		fprintf(f, " [Landlock: %ju record(s) of its own missing%s]",
+		    (uintmax_t)t.ll_missing, t.ll_unknown ? ", and domains of no known session "
+		    "short during it" : "");
+	if (t.unreadable > 0)
+		fprintf(f, " [%ju unreadable line(s) during it]", (uintmax_t)t.unreadable);
+}
+
+/* The span checks of the session's object: null where its span is unknown. */
+static void
+trouble_json(FILE *f, const struct ab_review *rv, const struct ab_session *s)
+{
+	struct ab_span_trouble t;
+
+	fputs(",\"span\":", f);
+	if (ab_session_trouble(rv, s, &t) != 0) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"serials_missing\":", f);
+	if (t.serials_known)
+		fprintf(f, "%ju", (uintmax_t)t.serials_missing);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"landlock_domains_short\":%ju,\"landlock_records_missing\":%ju,"
+	    "\"landlock_domains_unknown_short\":%ju,\"unreadable_lines\":%ju}",
+	    (uintmax_t)t.ll_short, (uintmax_t)t.ll_missing, (uintmax_t)t.ll_unknown,
+	    (uintmax_t)t.unreadable);
 }
 
 static void
-session_json(FILE *f, const struct ab_session *s)
+session_json(FILE *f, const struct ab_review *rv, const struct ab_session *s)
 {
 	char t[64];
 
@@ -387,6 +421,7 @@ session_json(FILE *f, const struct ab_session *s)
 	    (uintmax_t)s->net_allowed, (uintmax_t)s->net_denied);
 	json_str_or_null(f, str_of_cstr(s->net_end));
 	lost_json(f, s);
+	trouble_json(f, rv, s);
 	fputs("}\n", f);
 }
 
@@ -466,7 +501,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 			continue;
 		shown++;
 		if (o->json) {
-			session_json(o->f, s);
+			session_json(o->f, rv, s);
 			continue;
 		}
 		snprintf(ses, sizeof(ses), "%ju", (uintmax_t)s->ses);
@@ -501,7 +536,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 		}
 		denial_counts(o->f, s, filtered, "");
 		net_counts(o->f, s);
-		lost_mark(o->f, s);
+		lost_mark(o->f, rv, s);
 		if (s->shared || s->logins > 1)
 			fprintf(o->f, " [ses shared: %ju login(s)%s]", (uintmax_t)s->logins,
 			    s->shared ? ", loginuid immutable" : "");
@@ -919,6 +954,11 @@ struct report {
 					 * be told (runs folded for memory, two boots) */
 	size_t		 learn_lost_others; /* sessions not selected whose learning record
 					 * is incomplete (a note) */
+	/* by_span: Landlock domains and unreadable lines judged on the spans too. */
+	uint64_t	 span_ll_short;	/* the selected sessions' own short domains */
+	uint64_t	 span_ll_unknown; /* domains of no known session ended in a span */
+	uint64_t	 span_unreadable; /* unreadable lines inside a span */
+	size_t		 span_trouble_hit; /* selected sessions with any of the three */
 };
 
 /* --session or --user: the review is about those sessions, so is its verdict. */
@@ -928,23 +968,6 @@ selects_sessions(const struct ab_facts *x)
 	const struct ab_filter *fl = ab_review_filter(x->rv);
 
 	return fl->have_session || fl->user != NULL;
-}
-
-/*
- * Serials missing inside session S's span: from its first start record to its last end
- * record, or to the last serial read while it is open (or its ends are fewer than its
- * starts).  A missing serial there may have been one of its denials; one outside cannot.
- * 0, or -ENOENT / -ERANGE when it cannot be told (ab_complete_missing_in).
- */
-static int
-span_serials_missing(const struct ab_facts *x, const struct ab_session *s, uint64_t *n)
-{
-	uint64_t hi = s->have_end && s->ends >= s->logins ? s->serial_end : UINT64_MAX;
-
-	*n = 0;
-	if (!s->have_start)
-		return -ENOENT;
-	return ab_complete_missing_in(x->cp, str_of_cstr(s->node), s->serial_start, hi, n);
 }
 
 static void
@@ -965,6 +988,7 @@ report_compute(const struct ab_facts *x, struct report *r)
 	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++)
 		r->learn_lost_others += s->learn_lost > 0 && !ab_session_selected(x->rv, s);
 	for (size_t i = 0; r->by_span && (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		struct ab_span_trouble t;
 		uint64_t n;
 		enum ab_span v;
 
@@ -975,10 +999,18 @@ report_compute(const struct ab_facts *x, struct report *r)
 		r->span_lost += n;
 		r->span_hit += v != AB_SPAN_CLEAN;
 		r->span_unjudged += v == AB_SPAN_BAD || v == AB_SPAN_OPEN;
-		if (span_serials_missing(x, s, &n) != 0)
+		/* A missing serial inside the span may have been one of its denials; one
+		 * outside cannot.  The same for a short domain and an unreadable line. */
+		if (ab_session_trouble(x->rv, s, &t) != 0 || !t.serials_known)
 			r->span_gap_unknown++;
-		r->span_missing += n;
-		r->span_gap_hit += n > 0;
+		r->span_missing += t.serials_missing;
+		r->span_gap_hit += t.serials_missing > 0;
+		r->span_ll_short += t.ll_short;
+		r->span_trouble_hit += t.ll_short + t.ll_unknown + t.unreadable > 0;
+	}
+	if (r->by_span) {
+		r->span_ll_unknown = ab_review_trouble_selected(x->rv, AB_MARK_DOMAIN);
+		r->span_unreadable = ab_review_trouble_selected(x->rv, AB_MARK_UNREADABLE);
 	}
 }
 
@@ -1017,6 +1049,43 @@ span_problems(struct problems *p, const struct ab_facts *x, const struct report 
 	if (shown > SPAN_LINES)
 		problem(p, "%zu more selected session(s) lost records or cannot be judged",
 		    r->span_hit - SPAN_LINES);
+}
+
+/* One problem() per selected session with a short Landlock domain or an unreadable line
+ * in its span; the ones whose serial cannot be read count against every span. */
+static void
+trouble_problems(struct problems *p, const struct ab_facts *x, const struct report *r)
+{
+	const struct ab_session *s;
+	struct ab_span_trouble t;
+	size_t shown = 0;
+	uint64_t n;
+
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		if (!ab_session_selected(x->rv, s) || ab_session_trouble(x->rv, s, &t) != 0 ||
+		    t.ll_short + t.ll_unknown + t.unreadable == 0 || shown++ >= SPAN_LINES)
+			continue;
+		if (t.ll_short > 0)
+			problem(p, "session %ju: %ju Landlock domain(s) of its own counted more "
+			    "denials than the log holds (%ju record(s) missing)", (uintmax_t)s->ses,
+			    (uintmax_t)t.ll_short, (uintmax_t)t.ll_missing);
+		if (t.ll_unknown > 0)
+			problem(p, "session %ju: %ju Landlock domain(s) of no known session ended "
+			    "during it with denials missing from the log (they may be its own)",
+			    (uintmax_t)s->ses, (uintmax_t)t.ll_unknown);
+		if (t.unreadable > 0)
+			problem(p, "session %ju: %ju line(s) skipped as unreadable inside its span",
+			    (uintmax_t)s->ses, (uintmax_t)t.unreadable);
+	}
+	if (shown > SPAN_LINES)
+		problem(p, "%zu more selected session(s) with a short Landlock domain or an "
+		    "unreadable line in their span", r->span_trouble_hit - SPAN_LINES);
+	if ((n = ab_review_unplaced(x->rv, AB_MARK_UNREADABLE)) > 0)
+		problem(p, "%ju line(s) skipped as unreadable name no serial: where they lie, "
+		    "and whose they were, cannot be told", (uintmax_t)n);
+	if ((n = ab_review_unplaced(x->rv, AB_MARK_DOMAIN)) > 0)
+		problem(p, "%ju Landlock domain(s) of no known session ended short of records "
+		    "where the review could not keep their place", (uintmax_t)n);
 }
 
 /*
@@ -1081,11 +1150,13 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 		problem(p, "%ju serial(s) missing inside the range read (%s%s): events that "
 		    "reached no log file", (uintmax_t)r->missing, ranges, r->nex < 5 ? "" : ", ...");
 	}
-	if (x->rs->domains_short > 0)
+	if (r->by_span)
+		trouble_problems(p, x, r);
+	if (!r->by_span && x->rs->domains_short > 0)
 		problem(p, "%ju Landlock domain(s) counted more denials than the log holds "
 		    "(%ju record(s) missing; %s)", (uintmax_t)x->rs->domains_short,
 		    (uintmax_t)x->rs->domains_records_missing, x->rs->short_example);
-	if (x->malformed + x->overlong + x->nul_lines > 0)
+	if (!r->by_span && x->malformed + x->overlong + x->nul_lines > 0)
 		problem(p, "%ju line(s) skipped as unreadable (%ju malformed, %ju longer than %d "
 		    "bytes, %ju with NUL bytes)", (uintmax_t)(x->malformed + x->overlong),
 		    (uintmax_t)x->malformed, (uintmax_t)x->overlong, AB_LINE_MAX,
@@ -1114,7 +1185,7 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 	bookkeeping_problems(p, x->rs);
 	net_problems(p, x);
 	learn_problems(p, x);
-	if (x->rs->domains_partial > 0)
+	if (!r->by_span && x->rs->domains_partial > 0)
 		problem(p, "%ju Landlock domain(s) created before the oldest record read have "
 		    "denials outside the logs read (%s)", (uintmax_t)x->rs->domains_partial,
 		    x->rs->partial_example);
@@ -1132,6 +1203,25 @@ report_text_head(FILE *f, const struct ab_facts *x, const struct report *r)
 	    (uintmax_t)x->events, (uintmax_t)r->seen, r->nseg, x->rs->oldest_sec ? ", " : "",
 	    x->rs->oldest_sec ? t1 : "", x->rs->oldest_sec ? " .. " : "",
 	    x->rs->oldest_sec ? t2 : "", "");
+}
+
+/* by_span: what the report judged on the spans and found outside them. */
+static void
+span_notes(FILE *f, const struct ab_facts *x, const struct report *r)
+{
+	uint64_t bad = x->rs->domains_short + x->rs->domains_partial;
+	uint64_t mine = r->span_ll_short + r->span_ll_unknown +
+	    ab_review_unplaced(x->rv, AB_MARK_DOMAIN);
+	uint64_t lines = x->malformed + x->overlong + x->nul_lines;
+	uint64_t in = r->span_unreadable + ab_review_unplaced(x->rv, AB_MARK_UNREADABLE);
+
+	if (bad > mine)
+		fprintf(f, "  note: %ju Landlock domain(s) of other sessions counted more denials "
+		    "than the logs read hold: not the selected session(s)' own\n",
+		    (uintmax_t)(bad - mine));
+	if (lines > in)
+		fprintf(f, "  note: %ju line(s) skipped as unreadable outside the selected "
+		    "session(s)' spans\n", (uintmax_t)(lines - in));
 }
 
 /* After the problems: the notes, the filters, and the verdict. */
@@ -1152,6 +1242,8 @@ report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	if (r->by_span && r->no_start > 0)
 		fprintf(f, "  note: %zu other session(s) with denials started before the oldest "
 		    "record read\n", r->no_start);
+	if (r->by_span)
+		span_notes(f, x, r);
 	if (r->by_span && x->kernel_checked > 0 && x->kernel_lost > 0)
 		fprintf(f, "  note: the kernel dropped %ju audit records since boot (backlog limit "
 		    "%ju), not during the selected session(s) unless said above\n",
@@ -1220,6 +1312,14 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 		fprintf(f, "%ju", (uintmax_t)r->span_missing);
 	else
 		fputs("null", f);
+	/* The same for short Landlock domains and unreadable lines (null: not by span). */
+	if (r->by_span)
+		fprintf(f, ",\"landlock_short_in_sessions\":%ju,\"unreadable_in_sessions\":%ju",
+		    (uintmax_t)(r->span_ll_short + r->span_ll_unknown),
+		    (uintmax_t)(r->span_unreadable +
+		    ab_review_unplaced(x->rv, AB_MARK_UNREADABLE)));
+	else
+		fputs(",\"landlock_short_in_sessions\":null,\"unreadable_in_sessions\":null", f);
 	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
 	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
 	    "\"sessions\":%zu,\"sessions_before_filters\":%zu,\"net_records\":%ju,"

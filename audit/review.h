@@ -355,6 +355,9 @@ struct ab_session {
 	/* Serials of its first start record and its last end record: the span in which
 	 * a missing serial may have been one of its events (the serial-gap check). */
 	uint64_t	 serial_start, serial_end;
+	/* Landlock domains of its own (their denials carry its ses) that the kernel says
+	 * denied more than the log holds: how many, and the records missing. */
+	uint64_t	 ll_short, ll_missing;
 };
 
 enum { AB_LOST_NONE = 0, AB_LOST_OK, AB_LOST_BAD };
@@ -376,6 +379,7 @@ struct ab_review_stats {
 	uint64_t	 daemon_start, daemon_end, daemon_abort, daemon_err, daemon_rotate;
 	uint64_t	 domains_checked, domains_short, domains_records_missing;
 	uint64_t	 domains_partial, domains_open;
+	uint64_t	 domains_unowned;	/* of short and partial: no session known */
 	uint64_t	 oldest_sec, newest_sec;
 	char		 short_example[160];
 	char		 partial_example[160];
@@ -403,6 +407,27 @@ struct ab_review_stats {
 	uint64_t	 learn_lost_unattributed;	/* learn-lost without a session: any
 						 * session's learning record may be short */
 };
+
+/* ---- troubles by serial (span.c) -------------------------------------------------------- */
+
+/* AB_MARK_UNREADABLE: a line skipped as unreadable; AB_MARK_DOMAIN: a Landlock domain
+ * of no known session that ended with fewer records in the log than its denials. */
+enum ab_mark { AB_MARK_UNREADABLE = 0, AB_MARK_DOMAIN, AB_MARK_N };
+struct ab_marks;
+int	ab_marks_new(struct ab_marks **out);
+void	ab_marks_free(struct ab_marks *m);
+/* PLACED 0: the serial is unknown (counted against every span). */
+void	ab_marks_add(struct ab_marks *m, enum ab_mark k, int placed, uint64_t serial);
+void	ab_marks_sort(struct ab_marks *m);	/* once, at the end of input */
+uint64_t ab_marks_in(const struct ab_marks *m, enum ab_mark k, uint64_t lo, uint64_t hi);
+/* In the union of N spans [lo, hi] (sorted in place), each counted once. */
+uint64_t ab_marks_in_union(const struct ab_marks *m, enum ab_mark k, uint64_t (*spans)[2],
+	    size_t n);
+uint64_t ab_marks_unplaced(const struct ab_marks *m, enum ab_mark k);
+uint64_t ab_marks_total(const struct ab_marks *m, enum ab_mark k);
+/* The serial of msg=audit(SECONDS:SERIAL) in a line the parser refused: 0, -ENOENT
+ * (none), -ERANGE. */
+int	ab_line_serial(const char *line, size_t len, uint64_t *serial);
 
 struct ab_review;
 /* FN gets every denial that passes FILTER (may be NULL: sessions/summary only). */
@@ -444,6 +469,33 @@ enum ab_span {
 };
 enum ab_span ab_session_span_lost(const struct ab_session *s, int kernel_checked,
 	    uint64_t kernel_lost, uint64_t *lost);
+/*
+ * What else lies inside S's span (from its first start record to its last end record,
+ * or to the end of the input while it is open): serials missing (SERIALS_KNOWN 0 when
+ * they cannot be told: runs folded for memory, two boots), its own Landlock domains
+ * short of records, domains of no known session that ended during it short of records
+ * (they may be its own), and lines skipped as unreadable.  -ENOENT when S's start was
+ * not read (no span).  Unreadable lines and unknown domains whose serial could not be
+ * read are not counted here: ab_review_unplaced says how many, against every span.
+ */
+struct ab_span_trouble {
+	uint64_t	 serials_missing;
+	int		 serials_known;
+	uint64_t	 ll_short, ll_missing;
+	uint64_t	 ll_unknown;
+	uint64_t	 unreadable;
+};
+int	ab_session_trouble(const struct ab_review *rv, const struct ab_session *s,
+	    struct ab_span_trouble *t);
+/* S's span as serials [*LO, *HI]; -ENOENT without a start.  HI is UINT64_MAX while open. */
+int	ab_session_serials(const struct ab_session *s, uint64_t *lo, uint64_t *hi);
+/* Troubles (AB_MARK_*) inside the union of the selected sessions' spans, each once, and
+ * the ones whose serial could not be read. */
+uint64_t ab_review_trouble_selected(const struct ab_review *rv, enum ab_mark k);
+uint64_t ab_review_unplaced(const struct ab_review *rv, enum ab_mark k);
+/* A line the reader skipped as unreadable (malformed, too long, a NUL byte): kept by
+ * the serial it names, when one can be read (ab_line_serial). */
+void	ab_review_unreadable(struct ab_review *rv, const char *line, size_t len);
 /* Refused logins the filters select (by user name and time; none under --session: they
  * have no session), in log order: the first AB_REFUSALS_MAX; all are counted. */
 #define AB_REFUSALS_MAX	1024

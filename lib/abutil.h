@@ -106,9 +106,11 @@ int	ab_io_write_all(int fd, const void *buf, size_t len);
 int	ab_proc_status(int pid, char *buf, size_t len);
 /* The value of "KEY:" in a status text, its leading blanks skipped.  0 or -ENOENT. */
 int	ab_status_field(const char *status, const char *key, char *out, size_t len);
-/* 1 if any of the status's real, effective, saved and fs uids is UID, 0 if none,
- * -EPROTO if the Uid line cannot be read. */
-int	ab_status_has_uid(const char *status, unsigned uid);
+/* 1 if the status's real and effective uids are both UID (a process of that user), 0
+ * if not, -EPROTO if the Uid line cannot be read.  A root process that borrows the uid
+ * for a moment (sshd and PAM modules reading the user's files with seteuid or setfsuid)
+ * keeps its real uid: it is root's, and the user cannot ptrace or steer it. */
+int	ab_status_is_uid(const char *status, unsigned uid);
 /* 1 if PID is a box's pid 1: root, named agentbox-init, pid 1 of its pid namespace,
  * not a zombie.  0 otherwise (gone included). */
 int	ab_proc_is_box_init(int pid);

@@ -79,7 +79,7 @@ ab_status_field(const char *status, const char *key, char *out, size_t len)
 }
 
 int
-ab_status_has_uid(const char *status, unsigned uid)
+ab_status_is_uid(const char *status, unsigned uid)
 {
 	char ids[128], *p, *end;
 	unsigned long v;
@@ -87,15 +87,15 @@ ab_status_has_uid(const char *status, unsigned uid)
 
 	if (ab_status_field(status, "Uid", ids, sizeof(ids)) != 0)
 		return -EPROTO;
-	for (p = ids, i = 0; i < 4; i++, p = end) {	/* real, effective, saved, fs */
+	for (p = ids, i = 0; i < 2; i++, p = end) {	/* real, effective */
 		errno = 0;
 		v = strtoul(p, &end, 10);
 		if (errno != 0 || end == p)
 			return -EPROTO;
-		if (v == uid)
-			return 1;
+		if (v != uid)
+			return 0;
 	}
-	return 0;
+	return 1;
 }
 
 /* "R\tE\tS\tF" of a Uid line: is E 0? */
@@ -224,7 +224,7 @@ ab_proc_unboxed_each(unsigned uid, int (*fn)(void *ctx, int pid, const char *com
 			continue;
 		pid = atoi(de->d_name);
 		if (ab_proc_status(pid, status, sizeof(status)) != 0 ||
-		    ab_status_has_uid(status, uid) == 0)
+		    ab_status_is_uid(status, uid) == 0)
 			continue;	/* gone, or not UID's (a status we cannot read is UID's) */
 		if ((b = ab_proc_boxed(pid, self.st_ino)) == 1 || b == -ESRCH)
 			continue;

@@ -158,15 +158,16 @@ release(struct ab_unboxed *u, size_t i)
 	u->h[i] = u->h[--u->nh];
 }
 
-static int
-is_held(const struct ab_unboxed *u, int pid)
+/* The index of held process PID, or -1. */
+static ssize_t
+held_index(const struct ab_unboxed *u, int pid)
 {
 	size_t i;
 
 	for (i = 0; i < u->nh; i++)
 		if (u->h[i].pid == pid)
-			return 1;
-	return 0;
+			return (ssize_t)i;
+	return -1;
 }
 
 /* Hold PID (of W's uid, outside a box): a pidfd that says when it ends.  -ESRCH if it
@@ -179,7 +180,7 @@ hold(struct ab_unboxed *u, struct watched *w, int pid, const char *name)
 	struct held *h;
 	int fd;
 
-	if (is_held(u, pid))
+	if (held_index(u, pid) >= 0)
 		return 0;
 	if (u->nh == AB_UNBOXED_TRACK_MAX) {
 		if (w->more++ == 0)
@@ -246,20 +247,42 @@ rewalk_all(struct ab_unboxed *u)
 
 /* ---- the process events ---------------------------------------------------------- */
 
-/* A uid change of thread TID of process TGID: place the process if the uid is watched. */
+/* A held process changed its uids: if it is no longer its user's, it is let go. */
+static int
+held_changed(struct ab_unboxed *u, size_t i, int tid)
+{
+	char status[4096];
+	struct watched *w;
+	unsigned uid = u->h[i].uid;
+
+	if (ab_proc_status(tid, status, sizeof(status)) != 0 ||
+	    ab_status_is_uid(status, uid) != 0)
+		return 0;	/* still its user's, or gone (its pidfd says so) */
+	release(u, i);
+	if ((w = watched(u, uid)) == NULL)
+		return 0;
+	return write_state(u, w);
+}
+
+/* A uid change of thread TID of process TGID: place the process if its real and
+ * effective uid are a watched user's (ab_status_is_uid); let a held one go if they are
+ * no longer. */
 static int
 uid_changed(struct ab_unboxed *u, int tid, int tgid, unsigned ruid, unsigned euid)
 {
 	char status[4096], name[NAME_MAX_LEN];
 	struct watched *w;
+	ssize_t i;
 	int b, r;
 
-	if ((w = watched(u, ruid)) == NULL && (w = watched(u, euid)) == NULL)
+	if ((i = held_index(u, tgid)) >= 0)
+		return held_changed(u, (size_t)i, tid);
+	if (ruid != euid || (w = watched(u, ruid)) == NULL)
 		return 0;
 	/* The thread's own status: credentials are per thread. */
 	if (ab_proc_status(tid, status, sizeof(status)) != 0)
 		return rewalk(u, w);	/* gone: it may have forked first */
-	if (ab_status_has_uid(status, w->uid) == 0)
+	if (ab_status_is_uid(status, w->uid) == 0)
 		return 0;		/* changed again since */
 	if ((b = ab_proc_boxed(tgid, u->host_pidns)) == 1)
 		return 0;
@@ -267,8 +290,6 @@ uid_changed(struct ab_unboxed *u, int tid, int tgid, unsigned ruid, unsigned eui
 		return rewalk(u, w);
 	if (ab_status_field(status, "Name", name, sizeof(name)) != 0)
 		snprintf(name, sizeof(name), "?");
-	if (is_held(u, tgid))
-		return 0;
 	if ((r = hold(u, w, tgid, name)) == -ESRCH)
 		return rewalk(u, w);
 	if (r != 0)

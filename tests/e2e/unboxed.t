@@ -78,6 +78,31 @@ kill -KILL $bad; wait $bad 2>/dev/null
 wait_state; check $? "the process gone: the state file is empty again"
 like "$(login 'echo IN')" "IN" "... and logins are let in again"
 
+## 2b. A root process that borrows the uid (as sshd and PAM modules do to read the
+## user's files) keeps its real uid: root's, not the agent's.  One that becomes the
+## agent's is held, and let go when it is root's again.
+setpriv --euid="$uid" sleep 600 </dev/null >/dev/null 2>&1 &
+borrow=$!
+defer "kill -KILL $borrow 2>/dev/null"
+sleep 0.5
+[ ! -s "$STATE/$uid" ]; check $? "a root process with only the agent's effective uid is not listed"
+like "$(login 'echo IN')" "IN" "... and logins are let in"
+kill -KILL $borrow; wait $borrow 2>/dev/null
+$PY -c '
+import os, signal, sys, time
+u = int(sys.argv[1]); back = []
+signal.signal(signal.SIGUSR1, lambda *a: back.append(1))
+os.setresuid(u, u, 0)
+while not back: time.sleep(0.05)
+os.setresuid(0, 0, 0)
+time.sleep(600)' "$uid" </dev/null >/dev/null 2>&1 &
+turn=$!
+defer "kill -KILL $turn 2>/dev/null"
+wait_state -n; check $? "a root process that takes the agent's real and effective uid is listed"
+kill -USR1 $turn
+wait_state; check $? "... and let go once it is root's again"
+kill -KILL $turn; wait $turn 2>/dev/null
+
 ## 3. The attack it stops: a directory fd of ~/.ssh handed over a socket in the home
 cat > "$E2E_DIR/fdserver.py" <<'EOF'
 import array, os, socket, sys, ctypes
