@@ -53,18 +53,20 @@ ab_auditrec_open(void)
 #define STATUS_WAIT_MS 1000
 
 int
-ab_auditrec_enabled(int fd, long long *lost)
+ab_auditrec_enabled(int fd, struct ab_audit_state *st)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct audit_reply rep;
 	int i, rc;
 
-	*lost = -1;
+	*st = (struct ab_audit_state){ -1, -1, -1 };
 	for (i = 0; i < STATUS_WAIT_MS / 10; i++) {
 		rc = audit_get_reply(fd, &rep, GET_REPLY_NONBLOCKING, 0);
 		if (rc > 0) {
 			if (rep.type == AUDIT_GET) {
-				*lost = rep.status->lost;
+				st->lost = rep.status->lost;
+				st->backlog = rep.status->backlog;
+				st->backlog_limit = rep.status->backlog_limit;
 				return rep.status->enabled != 0;
 			}
 			if (rep.type == NLMSG_ERROR && rep.error->error != 0)
@@ -77,15 +79,23 @@ ab_auditrec_enabled(int fd, long long *lost)
 	return -1;
 }
 
-/* "lost=N", or "lost=?" when the kernel did not say (the reader then cannot judge the
- * session's span and falls back on the host-wide counter's verdict). */
+/* "lost=N backlog=N backlog_limit=N", "?" for what the kernel did not say (the reader
+ * then cannot judge the session's span and falls back on the host-wide counter's
+ * verdict).  The backlog says how near the queue was to dropping records. */
+#define STATE_STR	96
+
 static void
-lost_str(char buf[32], long long lost)
+state_str(char buf[STATE_STR], const struct ab_audit_state *st)
 {
-	if (lost < 0)
-		snprintf(buf, 32, "lost=?");
-	else
-		snprintf(buf, 32, "lost=%lld", lost);
+	char l[24] = "?", b[24] = "?", m[24] = "?";
+
+	if (st->lost >= 0)
+		snprintf(l, sizeof(l), "%lld", st->lost);
+	if (st->backlog >= 0)
+		snprintf(b, sizeof(b), "%lld", st->backlog);
+	if (st->backlog_limit >= 0)
+		snprintf(m, sizeof(m), "%lld", st->backlog_limit);
+	snprintf(buf, STATE_STR, "lost=%s backlog=%s backlog_limit=%s", l, b, m);
 }
 
 /* "name=value" encoded, or NULL on allocation failure. */
@@ -117,11 +127,11 @@ int
 ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
     const char *rhost)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], lost[32], *u, *sv, *t, *rh;
+	char hex[2 * AB_DIGEST_LEN + 1], lost[STATE_STR], *u, *sv, *t, *rh;
 	int r = -ENOMEM;
 
 	ab_digest_hex(s->pol->digest, hex);
-	lost_str(lost, s->audit_lost);
+	state_str(lost, &s->audit_st);
 	u = nv("user", s->user);
 	sv = nv("service", service);
 	t = nv("tty", tty);
@@ -145,16 +155,16 @@ int
 ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
     pid_t init_pid, const char *box_id)
 {
-	char *u = nv("user", user), *sv = nv("service", service), lost[32];
-	long long n = -1;
+	char *u = nv("user", user), *sv = nv("service", service), lost[STATE_STR];
+	struct ab_audit_state st = { -1, -1, -1 };
 	int r = -ENOMEM;
 
 	/* Asked after every process of the session is gone: what they logged was counted
 	 * by then if the backlog dropped it (a record dropped later, inside the kernel's
 	 * queue, already had its serial: the review's serial-gap check sees it). */
 	if (audit_request_status(fd) > 0)
-		(void)ab_auditrec_enabled(fd, &n);
-	lost_str(lost, n);
+		(void)ab_auditrec_enabled(fd, &st);
+	state_str(lost, &st);
 	if (u != NULL && sv != NULL)
 		r = send_fmt(fd, 1, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
 		    "reason=logout %s%s%s", ses, u, (unsigned)uid, sv, (int)init_pid, lost,

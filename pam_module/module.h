@@ -16,6 +16,12 @@
 
 struct pam_handle;
 
+/* What the kernel said of its audit queue (AUDIT_GET), each -1 when it did not: records
+ * lost since boot, records queued now, and the queue's limit (docs/audit-records.md). */
+struct ab_audit_state {
+	long long	 lost, backlog, backlog_limit;
+};
+
 struct ab_sess {
 	struct pam_handle	*pamh;
 	const struct ab_policy	*pol;
@@ -42,7 +48,7 @@ struct ab_sess {
 	const char		*maskd_path;	/* its control socket (maskd= in tests) */
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
-	long long		 audit_lost;	/* kernel's lost counter before step 3; -1 unknown */
+	struct ab_audit_state	 audit_st;	/* the kernel's audit state before step 3 */
 	/* Opened through the agentbox-run service (module argument `run`): a box of its
 	 * own, always (a `persist = yes` box must never be joined by it); and what
 	 * agentbox run asked for in the PAM environment, honoured only then. */
@@ -155,10 +161,10 @@ int	ab_planfile_write(struct ab_sess *s);
 
 /* auditrec.c: audit records (docs/audit-records.md).  ab_auditrec_open returns an fd or
  * -errno and asks whether audit is on; ab_auditrec_enabled reads the answer: 1 on, 0 off,
- * -1 unknown, and the kernel's lost counter in *LOST (-1 unknown).  ab_auditrec_end asks
- * for the counter again and writes it in the end record. */
+ * -1 unknown, and the kernel's audit state in *ST.  ab_auditrec_end asks for the state
+ * again and writes it in the end record. */
 int	ab_auditrec_open(void);
-int	ab_auditrec_enabled(int fd, long long *lost);
+int	ab_auditrec_enabled(int fd, struct ab_audit_state *st);
 int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
 int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,

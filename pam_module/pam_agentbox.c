@@ -465,7 +465,7 @@ start_record(struct ab_sess *s, int audit_fd)
 
 	if (audit_fd < 0)
 		return 0;
-	if (ab_auditrec_enabled(audit_fd, &s->audit_lost) == 0 && s->pol->audit == AB_AUDIT_REQUIRED)
+	if (ab_auditrec_enabled(audit_fd, &s->audit_st) == 0 && s->pol->audit == AB_AUDIT_REQUIRED)
 		return ab_sess_fail(s, -EPERM, "audit is required and disabled in the kernel");
 	if (ab_auditrec_start(audit_fd, s, item_str(pamh, PAM_SERVICE), item_str(pamh, PAM_TTY),
 	    item_str(pamh, PAM_RHOST)) != 0 && s->pol->audit == AB_AUDIT_REQUIRED)

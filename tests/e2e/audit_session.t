@@ -76,6 +76,12 @@ l0=$(lost_of start); l1=$(lost_of end)
 [ -n "$l1" ] && ok "end record carries lost=$l1" || not_ok "end record: no numeric lost="
 [ -n "$l0" ] && [ -n "$l1" ] && [ "$l1" -ge "$l0" ] && ok "lost at end >= at start" ||
 	not_ok "lost at end ($l1) below start ($l0)"
+# ... and the state of the kernel's queue: records queued then, and its limit.
+for w in start end; do
+	grep -F "op=agentbox-session-$w ses=$ses " "$E2E_DIR/slice.log" |
+		grep -qE ' backlog=[0-9]+ backlog_limit=[1-9][0-9]* '
+	check $? "$w record carries backlog= and backlog_limit="
+done
 "$AA" --json --session "$ses" --kernel-status --input "$E2E_DIR/slice.log" >/dev/null \
 	2> "$E2E_DIR/span.err"
 like "$(cat "$E2E_DIR/span.err")" "\"lost_judged_on\":\"sessions\",\"lost_during_sessions\":$((l1 - l0))" \
