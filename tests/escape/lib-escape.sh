@@ -122,6 +122,51 @@ esc_victim() {
 	exec "$@" env ABT_TOKEN="ABTSECRET-$marker" bash -c "exec -a '$marker' sleep $secs"
 }
 
+# A process of the agent's own uid outside any box refuses every login of the agent
+# while it runs (DESIGN invariant 3, agentbox-maskd's watcher), but not the session that
+# is already in: the attacks through one are tried from a session started first.
+# esc_outside_later NAME CMD...: once the session's script has run esc_outside_wait NAME,
+# start CMD as the agent outside any box (waiting for the path in $ESC_OUTSIDE_READY, if
+# set, to exist) and hand its pid to the session in $P/.esc-NAME.pid; the test's own
+# copy of the pid is in $E2E_DIR/outside-NAME.pid once it runs.
+esc_outside_later() {
+	local name=$1
+	shift
+	(
+		i=0
+		while [ ! -e "$P/.esc-$name.in" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+		[ -e "$P/.esc-$name.in" ] || exit 1
+		setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups "$@" \
+		    </dev/null >/dev/null 2>&1 &
+		pid=$!
+		echo "$pid" > "$E2E_DIR/outside-$name.pid"
+		i=0
+		while [ -n "${ESC_OUTSIDE_READY:-}" ] && [ ! -e "$ESC_OUTSIDE_READY" ] && [ $i -lt 100 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
+		echo "$pid" > "$P/.esc-$name.tmp" && mv "$P/.esc-$name.tmp" "$P/.esc-$name.pid"
+	) &
+	defer "rm -f $P/.esc-$name.in $P/.esc-$name.pid; [ -s $E2E_DIR/outside-$name.pid ] && kill -KILL \$(cat $E2E_DIR/outside-$name.pid) 2>/dev/null"
+}
+
+# The session's side: ask for NAME's outside process and wait for it; its pid in $VAR.
+esc_outside_wait() {
+	raw "touch $P/.esc-$1.in; i=0; while [ ! -s $P/.esc-$1.pid ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; $2=\$(cat $P/.esc-$1.pid)"
+}
+
+# After the session: a new login while NAME's outside process runs is refused.
+esc_outside_refuses() {
+	local pid out
+	pid=$(cat "$E2E_DIR/outside-$1.pid" 2>/dev/null)
+	if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
+		not_ok "the outside process $1 of $ESC_AGENT runs"; return
+	fi
+	out=$(su - "$ESC_AGENT" -c 'echo LOGIN-IN' </dev/null 2>&1)
+	[[ $out != *LOGIN-IN* ]]
+	check $? "a login of $ESC_AGENT while a process of its uid runs outside any box ($1, pid $pid) is refused"
+	kill -KILL "$pid" 2>/dev/null
+}
+
 esc_as_dev() { su "$ESC_DEV" -s /bin/bash -c "$1"; }
 
 # Kill what is left of USER on the way out (a failed test must not leave processes).

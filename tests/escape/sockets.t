@@ -51,12 +51,14 @@ su "$ESC_AGENT2" -c "$ESC OTHER alisten abt-esc-other-session 60" </dev/null >/d
 defer "kill $!; esc_kill_user $ESC_AGENT2"
 # An outside process of the agent's own uid serving an fd of this world's / by SCM_RIGHTS
 # on a pathname socket in the project (the project is the one tree both sides share).
-setpriv --reuid="$ESC_AGENT" --regid="$ESC_AGENT" --init-groups "$ESC" SERVE scm-serve "$P/.esc-scm.sock" / 2 >/dev/null &
-serve_pid=$!
-defer "kill $serve_pid; rm -f $P/.esc-scm.sock"
+# While one runs no login is let in (F7's second defence), so it starts once the
+# session is in, and serves before the session tries it.
+ESC_OUTSIDE_READY=$P/.esc-scm.sock esc_outside_later scm "$ESC" SERVE scm-serve "$P/.esc-scm.sock" / 2
+defer "rm -f $P/.esc-scm.sock"
 sleep 0.5
 
 esc_begin sockets
+esc_outside_wait scm SERVE_PID
 attempt S01 "connect to the host's docker socket"         '!OK' 'rec?' unix /run/docker.sock
 attempt S02 "connect to the D-Bus system bus"             '!OK' 'rec?' unix /run/dbus/system_bus_socket
 attempt S03 "connect to the agent's D-Bus session bus outside" '!OK' 'rec?' unix "/run/user/$uid/bus"
@@ -73,6 +75,6 @@ esc_run ssh
 esc_check
 esc_assert_confined
 
-kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
+esc_outside_refuses scm
 esc_assert_gone "$ESC_AGENT"
 finish
