@@ -1,7 +1,8 @@
 /*
- * The daemon's own audit records (docs/audit-records.md, "Learning records" and "Live
- * masks"): one sender for learn.c's agentbox-learn and record.c's agentbox-mask, and
- * what both say about the process a record is about, read from its /proc.
+ * agentbox's own audit records (docs/audit-records.md): one sender for the daemon's
+ * (learn.c's agentbox-learn, record.c's agentbox-mask) and the PAM module's session
+ * records (pam_module/auditrec.c links this file too), and what the daemon's say about
+ * the process a record is about, read from its /proc.
  *
  * The kernel stamps the daemon's own pid/uid/auid/ses on the header of what we send
  * (AUDIT_TRUSTED_APP through audit_log_user_message): the session a record is about is
