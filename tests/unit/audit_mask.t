@@ -98,13 +98,7 @@ like "$out" $'\tdac\tEPERM\t-\tcat\t/srv/abt-msk/proj/notes.txt  (mask history)'
 # the join needs maskd's first record of the session first (it is, in a real log: maskd
 # writes before it answers), so a kernel event met before it is listed too: at most the
 # one of run.sh (the fast engine closes one-record events first and still joins it).
-python3 - "$L" > "$tmp/rev.log" <<'PY'
-import re, sys
-evs = {}
-for l in open(sys.argv[1], "rb"):
-    evs.setdefault(re.search(rb":(\d+)\):", l).group(1), []).append(l)
-sys.stdout.buffer.write(b"".join(b"".join(v) for v in reversed(list(evs.values()))))
-PY
+reverse_events "$L" > "$tmp/rev.log"
 for eng in fast auparse; do
 	rows=$("$AA" --quiet --json --engine "$eng" --input "$tmp/rev.log" 2>/dev/null | wc -l)
 	case $rows in
