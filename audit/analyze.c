@@ -73,6 +73,7 @@ struct ab_review {
 	char			 b_dir[8192];	/* Landlock's directory of a make/remove */
 	struct ab_net		 net;		/* the network decision being built */
 	struct ab_learn		 learn;		/* the learning record being built */
+	struct ab_mask		 mask;		/* the live-mask record being built */
 };
 
 /* ---- small helpers -------------------------------------------------------------------- */
@@ -150,7 +151,7 @@ bookkeeping_failed(struct ab_review *rv, uint64_t *counter, int r)
 /* ---- top-N counters ------------------------------------------------------------------- */
 
 static int
-top_add(struct ab_top **tp, const char *key, size_t n)
+top_add(struct ab_top **tp, const char *key, size_t n, uint64_t w)
 {
 	struct ab_top *t = *tp;
 	size_t i;
@@ -159,11 +160,11 @@ top_add(struct ab_top **tp, const char *key, size_t n)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++)
 		if (strlen(t->items[i].key) == n && memcmp(t->items[i].key, key, n) == 0) {
-			t->items[i].count++;
+			t->items[i].count += w;
 			return 0;
 		}
 	if (t->n == AB_TOP_MAX) {
-		t->other++;
+		t->other += w;
 		return 0;
 	}
 	if (t->n == t->cap) {
@@ -177,17 +178,17 @@ top_add(struct ab_top **tp, const char *key, size_t n)
 	}
 	if ((t->items[t->n].key = strndup(key, n)) == NULL)
 		return -ENOMEM;
-	t->items[t->n++].count = 1;
+	t->items[t->n++].count = w;
 	return 0;
 }
 
-/* A summary count (path or program of a denial); one lost is counted for the report. */
+/* A summary count (path or program of W denials); one lost is counted for the report. */
 static void
-count_top(struct ab_review *rv, struct ab_top **tp, struct ab_str key)
+count_top(struct ab_review *rv, struct ab_top **tp, struct ab_str key, uint64_t w)
 {
 	int r;
 
-	if ((r = top_add(tp, key.p, key.n)) != 0)
+	if ((r = top_add(tp, key.p, key.n, w)) != 0)
 		bookkeeping_failed(rv, &rv->st.counts_lost, r);
 }
 
@@ -846,34 +847,37 @@ session_met(struct ab_session *s, const struct ab_denial *d)
 static void
 emit(struct ab_review *rv, struct ab_denial *d, struct ab_session *s)
 {
+	/* A live-mask record stands for its repeats too (op=agentbox-mask repeats=N). */
+	uint64_t w = 1 + d->repeats;
+
 	d->host_path_note = d->path.n > 0 && d->path.p[0] == '/' ? host_note(d->path) : NULL;
-	rv->st.denials_all++;
-	/* net_decision() and learn_record() have looked it up already. */
-	if (s == NULL && d->net == NULL && !d->learn)
+	rv->st.denials_all += w;
+	/* net_decision(), learn_record() and mask_record() have looked it up already. */
+	if (s == NULL && d->net == NULL && !d->learn && d->pattern.n == 0)
 		s = session_of(rv, d->node, d->ses);
 	if (s != NULL) {
-		s->denials_all++;
+		s->denials_all += w;
 		session_met(s, d);
 	}
 	if (!passes(rv, d))
 		return;
-	rv->st.denials++;
+	rv->st.denials += w;
 	if (s != NULL) {
-		s->denials++;
-		s->by_kind[d->kind]++;
+		s->denials += w;
+		s->by_kind[d->kind] += w;
 		if (d->net != NULL) {
 			/* A learning session's would-be denial was let through: a connection. */
 			if (d->learn)
 				s->net_allowed++;
 			else
 				s->net_denied += d->net->attempts;
-			count_top(rv, &s->paths, d->net->host);
+			count_top(rv, &s->paths, d->net->host, 1);
 		} else if (d->path.n > 0)
-			count_top(rv, &s->paths, d->path);
+			count_top(rv, &s->paths, d->path, w);
 		else if (d->addr.n > 0)
-			count_top(rv, &s->paths, d->addr);
+			count_top(rv, &s->paths, d->addr, 1);
 		if (d->exe.n > 0)
-			count_top(rv, &s->progs, d->exe);
+			count_top(rv, &s->progs, d->exe, w);
 	}
 	if (rv->fn != NULL) {
 		rv->st.net_shown += d->net != NULL;
@@ -1009,6 +1013,104 @@ learn_lost(struct ab_review *rv, const struct ab_rec *r)
 	if (s->learn_lost++ == 0)
 		copy_cstr(s->learn_lost_reason, sizeof(s->learn_lost_reason),
 		    reason[0] ? reason : "?", reason[0] ? strlen(reason) : 1);
+}
+
+/*
+ * op=agentbox-mask: a live-mask denial of agentbox-maskd, with its pattern, standing for
+ * 1 + repeats denials.  Listed as kind dac, access EPERM (what the opener got), as the
+ * kernel's own event of it was before these records (docs/audit-records.md "Live
+ * masks"); the session then joins its kernel events to these (ab_review_event).  As for
+ * learning records the header is the daemon's: everything else is the message's.
+ */
+static void
+mask_record(struct ab_review *rv, const struct ab_rec *r)
+{
+	struct ab_mask *m = &rv->mask;
+	struct ab_denial d = { .sec = r->sec, .ms = r->ms, .serial = r->serial, .node = r->node,
+	    .kind = AB_KIND_DAC, .auid = AB_UNSET32, .exit = -EPERM, .has_exit = 1 };
+	struct ab_session *s;
+	int rc;
+
+	if ((rc = ab_mask_parse(r, m)) == 1)
+		return;
+	rv->st.mask_records++;
+	rv->st.mask_repeats += m->repeats;
+	rv->st.mask_malformed += rc != 0;
+	d.malformed = rc != 0;
+	d.ses = m->ses;
+	d.uid = m->uid;
+	d.pid = m->pid;
+	d.comm = m->comm;
+	d.exe = m->prog;
+	d.path = m->path;
+	d.pattern = m->pattern.n > 0 ? m->pattern : (struct ab_str){ "?", 1 };
+	d.repeats = m->repeats;
+	d.access = (struct ab_str){ "EPERM", 5 };
+	d.domain = d.dir = d.addr = (struct ab_str){ "", 0 };
+	snprintf(d.rule, sizeof(d.rule), "mask (agentbox-maskd, %s)", m->b_access[0] ?
+	    m->b_access : "?");
+	s = session_of(rv, d.node, d.ses);	/* NULL: no ses (malformed), or table full */
+	if (s != NULL)
+		s->mask_records++;
+	d.user = user_name(rv, NULL, s, d.node, d.uid);
+	emit(rv, &d, s);
+}
+
+/* op=agentbox-mask-lost: denials of the session agentbox-maskd could not write. */
+static void
+mask_lost(struct ab_review *rv, const struct ab_rec *r)
+{
+	struct ab_session *s;
+	uint64_t ses, count;
+	int rc;
+
+	if ((rc = ab_mask_lost_parse(r, &ses, &count)) == 1)
+		return;
+	rv->st.mask_malformed += rc != 0;
+	rv->st.mask_lost += count;
+	if (ses == AB_UNSET32 || (s = session_of(rv, r->node, ses)) == NULL) {
+		rv->st.mask_lost_unattributed++;
+		return;
+	}
+	session_seen(s, r->sec);
+	/* A count that is not one still says records are missing: at least one. */
+	s->mask_lost += count > 0 ? count : 1;
+}
+
+/*
+ * The rule agentbox-maskd answered the open of event RECS with, from its FANOTIFY record
+ * (resp=2: denied; fan_info, hex: pattern index + 1, 10000 history, 10001 undecidable):
+ * 0 when the event has none.
+ */
+static uint64_t
+fanotify_rule(const struct ab_rec *recs, size_t n)
+{
+	uint64_t resp, info;
+
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].t == AB_T_FANOTIFY && ab_rec_num(&recs[i], "resp", 0, 10, &resp) == 0 &&
+		    resp == 2 && ab_rec_num(&recs[i], "fan_info", 0, 16, &info) == 0)
+			return info;
+	return 0;
+}
+
+/*
+ * Is the kernel's event of a live-mask denial (a FANOTIFY denial by a pattern or the
+ * history, with its SYSCALL SC) one that agentbox-maskd's own record stands for?  maskd
+ * writes its record before it answers, so the record is in the log before the event:
+ * once the session has one, each later such event is the same denial seen twice (or a
+ * repeat its count holds), and is not listed again.  Undecidable and fail-closed
+ * denials (10001) have no record of maskd's: the kernel's event is listed.
+ */
+static int
+mask_joined(struct ab_review *rv, const struct ab_rec *sc, uint64_t rule)
+{
+	const struct ab_session *s;
+
+	if (rule == 0 || rule > 0x10000)
+		return 0;
+	s = session_find(rv, hash_str(sc->node), getnum(sc, "ses", 0));
+	return s != NULL && s->mask_records > 0;
 }
 
 /* Process details: from SYSCALL, else from REC itself (SECCOMP, LANDLOCK_DOMAIN). */
@@ -1241,7 +1343,7 @@ is_rule_hit(const struct ab_rec *sc)
 
 static void
 dac_denial(struct ab_review *rv, const struct ab_rec *sc, const struct ab_rec *recs, size_t n,
-    const struct ab_rec *cwd)
+    const struct ab_rec *cwd, uint64_t fan_rule)
 {
 	struct ab_denial d = { .sec = sc->sec, .ms = sc->ms, .serial = sc->serial, .node = sc->node,
 	    .kind = AB_KIND_DAC };
@@ -1256,6 +1358,10 @@ dac_denial(struct ab_review *rv, const struct ab_rec *sc, const struct ab_rec *r
 	 * Landlock record the kernel dropped (it logs those without waiting for the backlog),
 	 * which the completeness report then counts against the domain's denials=N. */
 	snprintf(d.rule, sizeof(d.rule), "audit key agentbox");
+	/* A live-mask denial no record of maskd's stands for: its rule number at least. */
+	if (fan_rule != 0)
+		snprintf(d.rule, sizeof(d.rule), "mask (agentbox-maskd, fan_info %jx)",
+		    (uintmax_t)fan_rule);
 	for (size_t i = 0; i < n; i++)
 		if (recs[i].t == AB_T_OBJ_PID)
 			obj = &recs[i];
@@ -1325,6 +1431,8 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 			net_session(rv, &recs[i]);
 			learn_record(rv, &recs[i]);
 			learn_lost(rv, &recs[i]);
+			mask_record(rv, &recs[i]);
+			mask_lost(rv, &recs[i]);
 			break;
 		default:
 			break;
@@ -1337,8 +1445,14 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 		} else if (recs[i].t == AB_T_SECCOMP)
 			explained += seccomp_denial(rv, &recs[i], sc);
 	}
-	if (explained == 0 && sc != NULL && is_rule_hit(sc))
-		dac_denial(rv, sc, recs, n, cwd);
+	if (explained == 0 && sc != NULL && is_rule_hit(sc)) {
+		uint64_t fan = fanotify_rule(recs, n);
+
+		if (mask_joined(rv, sc, fan))
+			rv->st.mask_joined++;
+		else
+			dac_denial(rv, sc, recs, n, cwd, fan);
+	}
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------ */

@@ -1,7 +1,9 @@
 /*
- * Learning records (docs/audit-records.md, "Learning records"): agentbox-maskd's
- * TRUSTED_APP op=agentbox-learn, one would-be Landlock denial of a `learn = yes` session,
- * and op=agentbox-learn-lost, which says the session's learning record is incomplete.
+ * agentbox-maskd's own records.  Learning records (docs/audit-records.md, "Learning
+ * records"): TRUSTED_APP op=agentbox-learn, one would-be Landlock denial of a `learn =
+ * yes` session, and op=agentbox-learn-lost, which says the session's learning record is
+ * incomplete.  Live-mask records ("Live masks"): op=agentbox-mask, one denial by a mask
+ * pattern or the history of names, and op=agentbox-mask-lost, denials it could not write.
  *
  * As for the network records, the kernel stamps the daemon's pid/uid/auid/ses on the
  * header: the session, uid, pid and comm are the message's own, never the header's.  A
@@ -11,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "review.h"
@@ -46,6 +49,17 @@ cut_short(const struct ab_rec *r, const char *key)
 	return raw.n < 2 || raw.p[raw.n - 1] != '"';
 }
 
+/* The path of a maskd record: absolute, whole (not cut by the buffer or the line). */
+static int
+path_whole(const struct ab_rec *r, char *buf, size_t cap, struct ab_str *out)
+{
+	int trunc = 0;
+
+	out->n = ab_rec_inner_str(r, "path", buf, cap, &trunc);
+	out->p = buf;
+	return out->n > 0 && buf[0] == '/' && !trunc && !cut_short(r, "path");
+}
+
 /*
  * The access and the path: the right it maps to (the raw value when it is not one of
  * the contract's, for the listing), and whether both say what the contract says.
@@ -53,7 +67,7 @@ cut_short(const struct ab_rec *r, const char *key)
 static int
 object(const struct ab_rec *r, struct ab_learn *l)
 {
-	int trunc = 0, ok = 0;
+	int ok = 0;
 	size_t n;
 
 	n = ab_rec_inner_str(r, "access", l->b_raw_access, sizeof(l->b_raw_access), NULL);
@@ -63,10 +77,8 @@ object(const struct ab_rec *r, struct ab_learn *l)
 			l->access = (struct ab_str){ rights[i].right, strlen(rights[i].right) };
 			ok = 1;
 		}
-	l->path.n = ab_rec_inner_str(r, "path", l->b_path, sizeof(l->b_path), &trunc);
-	l->path.p = l->b_path;
 	/* fanotify gives the opener's absolute path; anything else is not the contract's. */
-	if (l->path.n == 0 || l->b_path[0] != '/' || trunc || cut_short(r, "path"))
+	if (!path_whole(r, l->b_path, sizeof(l->b_path), &l->path))
 		ok = 0;
 	return ok;
 }
@@ -109,5 +121,63 @@ ab_learn_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *uid, char *
 	ok &= ab_rec_inner_num(r, "uid", AB_UNSET32, uid) == 0;
 	ok &= strcmp(reason, "table-full") == 0 || strcmp(reason, "overflow") == 0 ||
 	    strcmp(reason, "read-error") == 0 || strcmp(reason, "write-error") == 0;
+	return ok ? 0 : -EINVAL;
+}
+
+int
+ab_mask_parse(const struct ab_rec *r, struct ab_mask *m)
+{
+	char op[32];
+	int ok, rc;
+
+	op_of(r, op, sizeof(op));
+	if (strcmp(op, "agentbox-mask") != 0)
+		return 1;
+	memset(m, 0, sizeof(*m));
+	ok = path_whole(r, m->b_path, sizeof(m->b_path), &m->path);
+	m->access.n = ab_rec_inner_str(r, "access", m->b_access, sizeof(m->b_access), NULL);
+	m->access.p = m->b_access;
+	ok &= strcmp(m->b_access, "open") == 0 || strcmp(m->b_access, "exec") == 0;
+	m->pattern.n = ab_rec_inner_str(r, "pattern", m->b_pattern, sizeof(m->b_pattern), NULL);
+	m->pattern.p = m->b_pattern;
+	ok &= m->pattern.n > 0 && !cut_short(r, "pattern");
+	ok &= ab_rec_inner_num(r, "ses", AB_UNSET32, &m->ses) == 0 && m->ses != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "uid", AB_UNSET32, &m->uid) == 0 && m->uid != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "pid", AB_UNSET32, &m->pid) != -EINVAL;
+	/* A repeats= that is not a count is malformed; it then stands for this one only. */
+	if ((rc = ab_rec_inner_num(r, "repeats", 0, &m->repeats)) == -EINVAL ||
+	    m->repeats > UINT32_MAX) {
+		m->repeats = 0;
+		ok = 0;
+	} else if (rc != 0)
+		m->repeats = 0;
+	m->comm.n = ab_rec_inner_str(r, "comm", m->b_comm, sizeof(m->b_comm), NULL);
+	m->comm.p = m->b_comm;
+	m->prog.n = ab_rec_inner_str(r, "prog", m->b_prog, sizeof(m->b_prog), NULL);
+	m->prog.p = m->b_prog;
+	if (!ok) {
+		m->malformed = 1;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+ab_mask_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *count)
+{
+	char op[32], reason[32];
+	uint64_t uid;
+	int ok;
+
+	op_of(r, op, sizeof(op));
+	if (strcmp(op, "agentbox-mask-lost") != 0)
+		return 1;
+	ab_rec_inner_str(r, "reason", reason, sizeof(reason), NULL);
+	ok = ab_rec_inner_num(r, "ses", AB_UNSET32, ses) == 0 && *ses != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "uid", AB_UNSET32, &uid) == 0;
+	ok &= ab_rec_inner_num(r, "count", 0, count) == 0 && *count <= UINT32_MAX;
+	ok &= strcmp(reason, "write-error") == 0;
+	if (*count > UINT32_MAX)
+		*count = 0;
 	return ok ? 0 : -EINVAL;
 }

@@ -57,6 +57,8 @@ static const struct {
 	T("SECCOMP", AB_T_SECCOMP),
 	T("TRUSTED_APP", AB_T_TRUSTED_APP),
 	T("LOGIN", AB_T_LOGIN),
+	T("FANOTIFY", AB_T_FANOTIFY),
+	T("UNKNOWN[1331]", AB_T_FANOTIFY),
 };
 #undef T
 
@@ -321,6 +323,7 @@ static const char *const hex_fields[] = {
 	"name", "path", "cwd", "exe", "comm", "proctitle", "key", "ocomm", "dir", "data",
 	"acct", "user", "service", "tty", "rhost", "reason", "cmd", "dev", "file",
 	"host", "rule",		/* agentbox-netd's network records */
+	"pattern", "prog",	/* agentbox-maskd's live-mask records */
 	NULL,
 };
 

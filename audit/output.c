@@ -199,6 +199,10 @@ denial_json(FILE *f, const struct ab_denial *d)
 		net_json(f, d->net);
 	} else
 		json_str(f, str_of_cstr(d->rule));
+	/* A live mask's pattern (op=agentbox-mask), and the denials more it stands for. */
+	fputs(",\"pattern\":", f);
+	json_str_or_null(f, d->pattern);
+	fprintf(f, ",\"repeats\":%ju", (uintmax_t)d->repeats);
 	/* A would-be denial of a learning session (docs/audit-records.md). */
 	fprintf(f, ",\"learn\":%s", d->learn ? "true" : "false");
 	if (d->malformed && d->net == NULL)
@@ -233,6 +237,19 @@ net_object(char *buf, size_t cap, const struct ab_net *n)
 	if (n->rule.n > 0 && o < cap)
 		o += (size_t)snprintf(buf + o, cap - o, " rule=%s", n->b_rule);
 	return (struct ab_str){ buf, o < cap ? o : cap - 1 };
+}
+
+/* After a live-mask denial's object: the pattern, and how many more it stands for. */
+static void
+mask_note(FILE *f, const struct ab_denial *d)
+{
+	if (d->pattern.n == 0)
+		return;
+	fputs("  (mask ", f);
+	put_safe(f, d->pattern, 0);
+	if (d->repeats > 0)
+		fprintf(f, ", %ju repeats", (uintmax_t)d->repeats);
+	fputc(')', f);
 }
 
 static const size_t W_TIME = 19, W_SES = 6, W_USER = 10, W_KIND = 8, W_ACC = 18, W_SYS = 10,
@@ -293,6 +310,7 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
 		if (d->host_path_note != NULL && d->path.n > 0)
 			fprintf(f, "  (%s)", d->host_path_note);
+		mask_note(f, d);
 	} else {
 		fprintf(f, "%s\t%ju\t%s\t", t, (uintmax_t)d->serial, ses);
 		put_safe(f, str_of_cstr(d->user ? d->user : "?"), 0);
@@ -302,6 +320,7 @@ ab_out_denial(void *arg, const struct ab_denial *d)
 		put_safe(f, prog, 0);
 		fputc('\t', f);
 		put_safe(f, obj.n ? obj : str_of_cstr("-"), 0);
+		mask_note(f, d);
 	}
 	fputc('\n', f);
 }
@@ -879,6 +898,14 @@ net_problems(struct problems *p, const struct ab_facts *x)
 	if (x->rs->learn_lost_unattributed > 0)
 		problem(p, "%ju agentbox-learn-lost record(s) name no session: any learning "
 		    "session's record may be incomplete", (uintmax_t)x->rs->learn_lost_unattributed);
+	if (x->rs->mask_malformed > 0)
+		problem(p, "%ju live-mask record(s) of agentbox-maskd malformed (no session, uid, "
+		    "pattern or whole absolute path, or a value the contract does not have): "
+		    "listed, their attribution not vouched for", (uintmax_t)x->rs->mask_malformed);
+	if (x->rs->mask_lost_unattributed > 0)
+		problem(p, "%ju agentbox-mask-lost record(s) name no session (or one the table "
+		    "could not hold): live-mask denials are missing",
+		    (uintmax_t)x->rs->mask_lost_unattributed);
 	if (x->suggest_dropped > 0)
 		problem(p, "%ju denial(s) not judged by suggest (more distinct ones than its "
 		    "table holds, or out of memory): the drop-in does not cover them",
@@ -1111,6 +1138,18 @@ learn_problems(struct problems *p, const struct ab_facts *x)
 	if (shown > SPAN_LINES)
 		problem(p, "%zu more selected session(s) with an incomplete learning record",
 		    shown - SPAN_LINES);
+	shown = 0;
+	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
+		if (s->mask_lost == 0 || !ab_session_selected(x->rv, s))
+			continue;
+		if (shown++ < SPAN_LINES)
+			problem(p, "session %ju: %ju live-mask denial(s) not on the record "
+			    "(agentbox-maskd could not write them: agentbox-mask-lost)",
+			    (uintmax_t)s->ses, (uintmax_t)s->mask_lost);
+	}
+	if (shown > SPAN_LINES)
+		problem(p, "%zu more selected session(s) with live-mask denials not on the "
+		    "record", shown - SPAN_LINES);
 }
 
 /* One problem() per reason the record may not be complete, in the report's order. */
@@ -1269,6 +1308,11 @@ report_text_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	if (r->learn_lost_others > 0)
 		fprintf(f, "  note: %zu session(s) not selected have an incomplete learning record\n",
 		    r->learn_lost_others);
+	if (x->rs->mask_records > 0)
+		fprintf(f, "  live masks: %ju agentbox-maskd record(s) read (%ju repeats in them; "
+		    "%ju kernel event(s) of the same denials joined to them)\n",
+		    (uintmax_t)x->rs->mask_records, (uintmax_t)x->rs->mask_repeats,
+		    (uintmax_t)x->rs->mask_joined);
 	if (x->rs->refused > 0)
 		fprintf(f, "  note: %ju login(s) refused by pam_agentbox (see the sessions command)\n",
 		    (uintmax_t)x->rs->refused);
@@ -1324,13 +1368,17 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
 	    "\"sessions\":%zu,\"sessions_before_filters\":%zu,\"net_records\":%ju,"
 	    "\"net_allowed\":%ju,\"net_denied\":%ju,\"net_malformed\":%ju,"
-	    "\"learn_records\":%ju,\"learn_malformed\":%ju}}\n",
+	    "\"learn_records\":%ju,\"learn_malformed\":%ju,\"mask_records\":%ju,"
+	    "\"mask_repeats\":%ju,\"mask_malformed\":%ju,\"mask_joined\":%ju,"
+	    "\"mask_lost\":%ju}}\n",
 	    (uintmax_t)x->rs->domains_checked, (uintmax_t)x->rs->domains_open,
 	    (uintmax_t)x->rs->denials, (uintmax_t)x->rs->denials_all,
 	    x->filtered ? "true" : "false", r->nsel, r->nses, (uintmax_t)x->rs->net_records,
 	    (uintmax_t)x->rs->net_allowed, (uintmax_t)x->rs->net_denied,
 	    (uintmax_t)x->rs->net_malformed, (uintmax_t)x->rs->learn_records,
-	    (uintmax_t)x->rs->learn_malformed);
+	    (uintmax_t)x->rs->learn_malformed, (uintmax_t)x->rs->mask_records,
+	    (uintmax_t)x->rs->mask_repeats, (uintmax_t)x->rs->mask_malformed,
+	    (uintmax_t)x->rs->mask_joined, (uintmax_t)x->rs->mask_lost);
 }
 
 int

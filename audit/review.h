@@ -41,6 +41,7 @@ enum ab_type {
 	AB_T_LOGIN,
 	AB_T_DAEMON,		/* auditd's own DAEMON_* records: not kernel serials */
 	AB_T_USER,		/* other user-space records (1100-1299, 2100-2999): one per event */
+	AB_T_FANOTIFY,		/* FANOTIFY (1331): a fanotify permission answer (agentbox-maskd) */
 	AB_T_NTYPES
 };
 
@@ -205,6 +206,30 @@ int	ab_learn_parse(const struct ab_rec *r, struct ab_learn *l);
 int	ab_learn_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *uid, char *reason,
 	    size_t rcap);
 
+/* ---- live-mask records (learn.c) ------------------------------------------------------ */
+
+/* One op=agentbox-mask record of agentbox-maskd, decoded: a live-mask denial (EPERM) of
+ * an open or exec, by a mask pattern or by the history of names ("history"), standing
+ * for 1 + repeats denials.  ses/uid/pid/comm/prog are the message's. */
+struct ab_mask {
+	uint64_t	 ses, uid, pid;	/* AB_UNSET32 when absent */
+	uint64_t	 repeats;	/* 0 when absent */
+	int		 malformed;
+	struct ab_str	 access, path, pattern, comm, prog;
+	char		 b_access[16], b_comm[64], b_prog[4096 + 8], b_pattern[1024];
+	char		 b_path[8192];
+};
+/*
+ * R as a live-mask record.  Returns 1 when R is not op=agentbox-mask; 0; or -EINVAL when
+ * it does not say what the contract says (no ses, uid or pattern; an access other than
+ * open|exec; a path that is not absolute or was cut; a pid or repeats that is not a
+ * number): M is filled as far as it could be and malformed set.
+ */
+int	ab_mask_parse(const struct ab_rec *r, struct ab_mask *m);
+/* op=agentbox-mask-lost: 1 not one; 0; -EINVAL without ses, uid or count, or with a
+ * reason other than write-error (*SES is then AB_UNSET32 when it had none). */
+int	ab_mask_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *count);
+
 /* The net view: one row per session (or user), protocol, host, port, decision, reason. */
 struct ab_netrow {
 	uint64_t	 hash;
@@ -252,7 +277,11 @@ struct ab_denial {
 	int		 learn;		/* a would-be denial of a learning session: an
 					 * op=agentbox-learn record (kind landlock) or a net
 					 * open with reason=learn (kind net) */
-	int		 malformed;	/* a learning record not as the contract says */
+	int		 malformed;	/* a learning or live-mask record not as the contract
+					 * says */
+	struct ab_str	 pattern;	/* a live mask's pattern (op=agentbox-mask), or empty */
+	uint64_t	 repeats;	/* denials more that this one stands for (its
+					 * repeats=N): counts add 1 + repeats */
 };
 
 /* ---- completeness (complete.c) ----------------------------------------------------- */
@@ -325,6 +354,9 @@ struct ab_session {
 	int		 learn;		/* learn=yes in a start record: a learning session */
 	uint64_t	 learn_lost;	/* op=agentbox-learn-lost records: its learning record
 					 * is incomplete from the first one on */
+	uint64_t	 mask_records;	/* op=agentbox-mask records read: the kernel's events
+					 * of its live-mask denials are joined to them */
+	uint64_t	 mask_lost;	/* op=agentbox-mask-lost: denials not on the record */
 	char		 learn_lost_reason[32];	/* the first one's reason */
 	uint64_t	 init_pid;
 	uint64_t	 start_sec, end_sec;
@@ -406,6 +438,15 @@ struct ab_review_stats {
 						 * contract says (listed, never vouched for) */
 	uint64_t	 learn_lost_unattributed;	/* learn-lost without a session: any
 						 * session's learning record may be short */
+	/* Live-mask records (learn.c, analyze.c). */
+	uint64_t	 mask_records;		/* op=agentbox-mask read */
+	uint64_t	 mask_repeats;		/* the repeats they carry */
+	uint64_t	 mask_malformed;	/* mask and mask-lost records not as the
+						 * contract says (listed, never vouched for) */
+	uint64_t	 mask_joined;		/* kernel events of live-mask denials not
+						 * listed: their session's records stand for them */
+	uint64_t	 mask_lost;		/* denials agentbox-maskd could not record */
+	uint64_t	 mask_lost_unattributed;	/* mask-lost records of no session */
 };
 
 /* ---- troubles by serial (span.c) -------------------------------------------------------- */

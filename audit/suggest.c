@@ -328,7 +328,8 @@ ab_suggest_add(void *arg, const struct ab_denial *d)
 	/* A learning record is a Landlock denial that was let through: the same entry, so
 	 * the same collapsing and refusals; a malformed one is kept apart, never a line. */
 	count_entry(sg, d->kind, d->access, d->kind == AB_KIND_SECCOMP ? none : obj,
-	    d->kind == AB_KIND_LANDLOCK ? d->dir : none, 0, d->malformed ? bad : none, 1);
+	    d->kind == AB_KIND_LANDLOCK ? d->dir : none, 0, d->malformed ? bad : none,
+	    1 + d->repeats);
 }
 
 /* ---- 2. judge --------------------------------------------------------------------------- */

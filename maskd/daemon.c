@@ -130,6 +130,10 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	struct ab_maskd_stats st;
 	struct ab_learn *l = NULL;
 	struct ab_learn_stats ls = { 0 };
+	struct ab_maskrec *rec = NULL;
+	struct ab_maskrec_stats rs = { 0 };
+	struct ab_maskrec_sink sink = { ab_maskd_audit_sink, ab_maskd_audit_lost, NULL };
+	int audit_fd = -1;
 	size_t nmounts = nfds - AB_MASKD_FD_MOUNT - (m->learn ? 1 : 0);
 	struct ab_strv trees = { 0 };
 	/* What the session's Landlock would grant, for a learning session's recorder and
@@ -160,7 +164,9 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	    (m->learn && (r = ab_learn_new(fds[nfds - 1], m->ses, m->uid, &grants,
 	    opts->learn_max, &l)) != 0) ||
 	    (r = ab_maskd_watch(e, fds[AB_MASKD_FD_PID1])) != 0 ||
-	    (r = ab_maskd_watch(e, parentfd)) != 0) {
+	    (r = ab_maskd_watch(e, parentfd)) != 0 ||
+	    (r = audit_fd = ab_maskd_audit_open()) < 0 ||
+	    (sink.arg = &audit_fd, r = ab_maskrec_new(&sink, &rec)) != 0) {
 		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,
 		    strerror(-r));
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
@@ -168,17 +174,22 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	}
 	if (l != NULL)
 		ab_maskd_learn(e, l);
+	/* Each denial on the record with its pattern (docs/audit-records.md "Live masks"). */
+	ab_maskd_record(e, rec, m->ses, m->uid);
 	r = ab_maskd_run(e);
 	ab_maskd_stats(e, &st);
+	ab_maskrec_stats(rec, &rs);
 	if (l != NULL)
 		ab_learn_stats(l, &ls);
 	if (r == fds[AB_MASKD_FD_PID1]) {
 		say(LOG_INFO, "ses %u ended (allowed %llu, denied %llu, cached %llu, tracked "
-		    "%llu, creating opens %llu, learning events %llu, recorded %llu)", m->ses,
+		    "%llu, creating opens %llu, learning events %llu, recorded %llu, mask records "
+		    "%llu, repeats %llu, not recorded %llu)", m->ses,
 		    (unsigned long long)st.allowed, (unsigned long long)st.denied,
 		    (unsigned long long)st.cached, (unsigned long long)st.tracked,
 		    (unsigned long long)st.created, (unsigned long long)ls.events,
-		    (unsigned long long)ls.recorded);
+		    (unsigned long long)ls.recorded, (unsigned long long)rs.records,
+		    (unsigned long long)rs.repeats, (unsigned long long)rs.lost);
 		_exit(0);
 	}
 	if (r == parentfd)

@@ -207,3 +207,13 @@ ab_maskd_decide(const struct ab_maskd_decider *d, const struct ab_maskd_query *q
 		return rule;
 	return q->in_history ? AB_MASKD_RULE_HISTORY : 0;
 }
+
+const char *
+ab_maskd_pattern(const struct ab_maskd_decider *d, unsigned int rule)
+{
+	if (rule == AB_MASKD_RULE_HISTORY)
+		return "history";
+	if (rule == 0 || rule > d->npat)
+		return NULL;
+	return d->onev[rule - 1].v[0];
+}

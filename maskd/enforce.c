@@ -24,6 +24,7 @@
 #include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "maskd.h"
@@ -62,10 +63,13 @@ struct ab_maskd {
 	pid_t				 self;
 	int				 track_err;	/* a drain between answers failed */
 	struct ab_learn			*learn;		/* a learning session's recorder */
+	struct ab_maskrec		*rec;		/* the record of each denial */
+	uint32_t			 rec_ses, rec_uid;	/* the session's, if known */
 	int				 watch[AB_MASKD_WATCH_MAX];
 	size_t				 nwatch;
 	struct ab_maskd_stats		 st;
 	unsigned char			*buf, *tbuf;	/* permission, tracking reads */
+	char				 path[PATH_MAX];	/* the judged event's */
 };
 
 void
@@ -178,6 +182,14 @@ void
 ab_maskd_learn(struct ab_maskd *e, struct ab_learn *l)
 {
 	e->learn = l;
+}
+
+void
+ab_maskd_record(struct ab_maskd *e, struct ab_maskrec *r, uint32_t ses, uint32_t uid)
+{
+	e->rec = r;
+	e->rec_ses = ses;
+	e->rec_uid = uid;
 }
 
 int
@@ -331,12 +343,13 @@ judge(struct ab_maskd *e, int fd, pid_t pid, int *cache)
 {
 	struct ab_maskd_query q = { 0 };
 	struct ab_maskd_key k;
-	char path[PATH_MAX];
+	char *path = e->path;	/* kept for the record of a denial */
 	struct stat st;
 	unsigned int rule;
 
 	*cache = 0;
-	if (fstat(fd, &st) == -1 || fd_path(fd, path, sizeof(path)) != 0 ||
+	path[0] = '\0';
+	if (fstat(fd, &st) == -1 || fd_path(fd, path, sizeof(e->path)) != 0 ||
 	    ab_maskd_key_of_fd(fd, &k) != 0)
 		return AB_MASKD_RULE_UNKNOWN;
 	q.path = path;
@@ -357,6 +370,43 @@ judge(struct ab_maskd *e, int fd, pid_t pid, int *cache)
 	if (q.creating)
 		e->st.created++;
 	return rule;
+}
+
+/* Monotonic milliseconds: the record's windows must not move with the wall clock. */
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * The record of a denial by RULE of the open in MD, judged at E->path: written before the
+ * answer, so it is in the log before the opener's own kernel event (FANOTIFY, SYSCALL),
+ * which agentbox-audit joins to it.  The opener is still waiting for us: its /proc is
+ * there to say its session, comm and executable.
+ */
+static void
+record(struct ab_maskd *e, const struct fanotify_event_metadata *md, unsigned int rule)
+{
+	const char *pattern = ab_maskd_pattern(e->d, rule);
+	char comm[64], exe[PATH_MAX];
+	struct ab_maskrec_deny d;
+
+	if (e->rec == NULL || pattern == NULL || e->path[0] == '\0')
+		return;
+	ab_maskd_proc_line(md->pid, "comm", comm, sizeof(comm));
+	ab_maskd_proc_exe(md->pid, exe, sizeof(exe));
+	d = (struct ab_maskrec_deny){
+		.ses = ab_maskd_proc_num(md->pid, "sessionid", e->rec_ses),
+		.uid = e->rec_uid != UINT32_MAX ? e->rec_uid :
+		    ab_maskd_proc_num(md->pid, "loginuid", UINT32_MAX),
+		.pid = md->pid, .exec = (md->mask & FAN_OPEN_EXEC_PERM) != 0,
+		.path = e->path, .pattern = pattern, .comm = comm, .exe = exe,
+	};
+	ab_maskrec_deny(e->rec, &d, now_ms());
 }
 
 /* Answer the event on FD: allow (RULE 0) or deny with audit record and rule number. */
@@ -428,6 +478,8 @@ serve(struct ab_maskd *e, size_t len, int *err)
 			rule = 0;	/* our own O_PATH walk never asks; anything else of ours is ours */
 		else
 			rule = judge(e, md.fd, md.pid, &cache);
+		if (rule != 0 && rule != AB_MASKD_RULE_UNKNOWN)
+			record(e, &md, rule);
 		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
 			*err = r;
 		/* The cache is an optimisation: failing to add it only costs the next open. */
@@ -494,7 +546,11 @@ ab_maskd_run(struct ab_maskd *e)
 	for (i = 0; i < e->nwatch; i++)
 		p[3 + i] = (struct pollfd){ .fd = e->watch[i], .events = POLLIN };
 	while (err == 0) {
-		if (poll(p, np, -1) == -1) {
+		/* A window of repeated denials ends: its count is written then, not only
+		 * when the next denial of the same path comes. */
+		if (e->rec != NULL)
+			ab_maskrec_tick(e->rec, now_ms());
+		if (poll(p, np, e->rec != NULL ? ab_maskrec_timeout(e->rec, now_ms()) : -1) == -1) {
 			if (errno != EINTR)
 				err = -errno;
 			continue;
@@ -519,9 +575,14 @@ ab_maskd_run(struct ab_maskd *e)
 		if (p[2].revents != 0 && (ab_learn_drain(e->learn) != 0 ||
 		    ab_learn_fd(e->learn) == -1))
 			p[2].fd = -1;
-		if (err == 0 && (w = watched(p, np)) >= 0)
+		if (err == 0 && (w = watched(p, np)) >= 0) {
+			if (e->rec != NULL)
+				ab_maskrec_flush(e->rec);
 			return w;
+		}
 	}
 	deny_queued(e, &err);
+	if (e->rec != NULL)
+		ab_maskrec_flush(e->rec);
 	return err;
 }

@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <libaudit.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,14 +67,13 @@ ab_learn_new(int group, uint32_t ses, uint32_t uid, const struct ab_fs_sets *gra
 		free(l);
 		return -ENOMEM;
 	}
-	if ((l->audit = audit_open()) < 0) {
-		int e = errno;
+	if ((l->audit = ab_maskd_audit_open()) < 0) {
+		int e = l->audit;
 
 		free(l->seen);
 		free(l);
-		return -e;
+		return e;
 	}
-	(void)fcntl(l->audit, F_SETFD, FD_CLOEXEC);
 	l->group = group;
 	l->ses = ses;
 	l->uid = uid;
@@ -140,23 +138,6 @@ remember(struct ab_learn *l, uint64_t k)
 	return 1;
 }
 
-static int __attribute__((format(printf, 3, 4)))
-send_rec(struct ab_learn *l, int ok, const char *fmt, ...)
-{
-	char *msg;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n == -1)
-		return -ENOMEM;
-	n = audit_log_user_message(l->audit, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, ok);
-	free(msg);
-	return n <= 0 ? -EIO : 0;
-}
-
 /*
  * The record is incomplete from here: say so once, then record nothing more, and close
  * the group: its queue is unlimited, and nobody would read it any more.  Masks are the
@@ -170,26 +151,8 @@ stop(struct ab_learn *l, const char *reason)
 	l->stopped = 1;
 	(void)close(l->group);
 	l->group = -1;
-	(void)send_rec(l, 0, "op=agentbox-learn-lost ses=%u uid=%u reason=%s", l->ses,
+	(void)ab_maskd_audit_send(l->audit, 0, "op=agentbox-learn-lost ses=%u uid=%u reason=%s", l->ses,
 	    l->uid, reason);
-}
-
-/* /proc/PID/NAME's first line into OUT, or "" when the process is gone. */
-static void
-proc_line(pid_t pid, const char *name, char *out, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return;
-	n = read(fd, out, len - 1);
-	close(fd);
-	out[n > 0 ? n : 0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
 }
 
 /*
@@ -221,19 +184,16 @@ agents(const struct ab_learn *l, pid_t pid)
 static void
 record(struct ab_learn *l, pid_t pid, const char *access, const char *path)
 {
-	char comm[64], sesbuf[16], *p, *c;
-	unsigned long ses = l->ses;
-
-	proc_line(pid, "comm", comm, sizeof(comm));
-	proc_line(pid, "sessionid", sesbuf, sizeof(sesbuf));
+	char comm[64], *p, *c;
 	/* The opener's own audit session: a login that joined a persistent box has its own. */
-	if (sesbuf[0] != '\0' && strtoul(sesbuf, NULL, 10) < UINT32_MAX)
-		ses = strtoul(sesbuf, NULL, 10);
+	uint32_t ses = ab_maskd_proc_num(pid, "sessionid", l->ses);
+
+	ab_maskd_proc_line(pid, "comm", comm, sizeof(comm));
 	p = audit_encode_nv_string("path", path, 0);
 	c = audit_encode_nv_string("comm", comm[0] != '\0' ? comm : "?", 0);
 	if (p != NULL && c != NULL &&
-	    send_rec(l, 1, "op=agentbox-learn ses=%lu uid=%u pid=%d access=%s %s %s", ses,
-	    l->uid, (int)pid, access, p, c) == 0)
+	    ab_maskd_audit_send(l->audit, 1, "op=agentbox-learn ses=%u uid=%u pid=%d access=%s "
+	    "%s %s", ses, l->uid, (int)pid, access, p, c) == 0)
 		l->st.recorded++;
 	else
 		stop(l, "write-error");

@@ -134,7 +134,11 @@ main(int argc, char **argv)
 	struct args a = { 0 };
 	struct ab_maskd_decider *d;
 	struct ab_maskd_stats st;
+	struct ab_maskrec_stats rs;
 	struct ab_maskd *e;
+	struct ab_maskrec *rec;
+	int audit_fd;
+	struct ab_maskrec_sink sink = { ab_maskd_audit_sink, ab_maskd_audit_lost, &audit_fd };
 	size_t i;
 	int r, fd;
 
@@ -159,17 +163,26 @@ main(int argc, char **argv)
 	for (i = 0; i < a.mounts.n; i++)
 		if ((r = ab_maskd_add_mount(e, a.mounts.v[i])) != 0)
 			die("mark %s: %s", a.mounts.v[i], strerror(-r));
-	/* 3. Only now may the session start opening. */
+	/* 3. Each denial on the record: the opener's session and loginuid from its /proc. */
+	if ((audit_fd = ab_maskd_audit_open()) < 0)
+		die("audit socket: %s", strerror(-audit_fd));
+	if ((r = ab_maskrec_new(&sink, &rec)) != 0)
+		die("recorder: %s", strerror(-r));
+	ab_maskd_record(e, rec, UINT32_MAX, UINT32_MAX);
+	/* 4. Only now may the session start opening. */
 	if (a.ready != NULL) {
 		if ((fd = open(a.ready, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1)
 			die("ready file %s: %s", a.ready, strerror(errno));
 		(void)close(fd);
 	}
-	/* 4. Serve.  It returns only on failure, having denied everything pending. */
+	/* 5. Serve.  It returns only on failure, having denied everything pending. */
 	r = ab_maskd_run(e);
 	ab_maskd_stats(e, &st);
+	ab_maskrec_stats(rec, &rs);
 	die("stopped, failing closed: %s (allowed %llu, denied %llu, cached %llu, "
-	    "tracked %llu)", strerror(-r), (unsigned long long)st.allowed,
-	    (unsigned long long)st.denied, (unsigned long long)st.cached,
-	    (unsigned long long)st.tracked);
+	    "tracked %llu, mask records %llu, repeats %llu, not recorded %llu)", strerror(-r),
+	    (unsigned long long)st.allowed, (unsigned long long)st.denied,
+	    (unsigned long long)st.cached, (unsigned long long)st.tracked,
+	    (unsigned long long)rs.records, (unsigned long long)rs.repeats,
+	    (unsigned long long)rs.lost);
 }

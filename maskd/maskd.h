@@ -22,6 +22,7 @@
 #include "policy.h"
 
 struct ab_learn;		/* learn.c */
+struct ab_maskrec;		/* record.c */
 
 /* ---- group.c ---- */
 
@@ -97,6 +98,10 @@ unsigned int	ab_maskd_rule(const struct ab_maskd_decider *d, const char *path, i
  * the learning one reads the same.  0, or -EINVAL without a "/" tree.
  */
 int	ab_maskd_decider_outside(struct ab_maskd_decider *d, const struct ab_fs_sets *grants);
+
+/* The text of RULE for the record: the policy's pattern (rule I + 1: pattern I),
+ * "history" for AB_MASKD_RULE_HISTORY, NULL for anything else (0, UNKNOWN). */
+const char	*ab_maskd_pattern(const struct ab_maskd_decider *d, unsigned int rule);
 
 /* One open to judge: what the enforcer learnt from the event fd. */
 struct ab_maskd_query {
@@ -196,6 +201,14 @@ int	ab_maskd_adopt(const struct ab_maskd_decider *d, size_t history_max, int per
 int	ab_maskd_watch(struct ab_maskd *e, int fd);
 /* A learning session: poll L's group beside the permission group (L stays the caller's). */
 void	ab_maskd_learn(struct ab_maskd *e, struct ab_learn *l);
+/*
+ * Put each denial by a pattern or by the history on the record through REC (it stays
+ * the caller's; ab_maskd_run flushes it before it returns).  SES and UID: the session's,
+ * for an opener whose /proc no longer says (UINT32_MAX: unknown; the uid is then the
+ * opener's loginuid).  Undecidable and fail-closed denials are not recorded here: the
+ * kernel's FANOTIFY record (fan_info 10001) is theirs.
+ */
+void	ab_maskd_record(struct ab_maskd *e, struct ab_maskrec *r, uint32_t ses, uint32_t uid);
 /* Deny every event queued now (failing closed while the session is being ended). */
 int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
@@ -235,5 +248,74 @@ int	ab_learn_fd(const struct ab_learn *l);
 /* Read and record one buffer of queued events.  0, or -errno once it stopped on a read error. */
 int	ab_learn_drain(struct ab_learn *l);
 void	ab_learn_stats(const struct ab_learn *l, struct ab_learn_stats *out);
+
+/* ---- audit.c: the daemon's own audit records (learn.c's, record.c's) ---- */
+
+/* A libaudit socket, close-on-exec.  The fd, or -errno. */
+int	ab_maskd_audit_open(void);
+/* One AUDIT_TRUSTED_APP record (res=success when OK, else failed) with the message FMT
+ * on audit socket FD.  0, -ENOMEM, or -EIO when libaudit could not send it. */
+int	ab_maskd_audit_send(int fd, int ok, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+/* record.c's sink and its lost hook over an audit socket: ARG points to the fd. */
+int	ab_maskd_audit_sink(void *arg, int ok, const char *msg);
+void	ab_maskd_audit_lost(void *arg, uint32_t ses, uint64_t lost, int err);
+/* /proc/PID/NAME's first line into OUT (LEN > 0), or "" when the process is gone. */
+void	ab_maskd_proc_line(pid_t pid, const char *name, char *out, size_t len);
+/* /proc/PID/NAME (sessionid, loginuid) as a number, or FALLBACK when it cannot be read
+ * or is audit's "unset". */
+uint32_t ab_maskd_proc_num(pid_t pid, const char *name, uint32_t fallback);
+/* /proc/PID/exe into OUT (LEN > 0), or "". */
+void	ab_maskd_proc_exe(pid_t pid, char *out, size_t len);
+
+/* ---- record.c: one audit record per denial, repeats counted ---- */
+
+/*
+ * op=agentbox-mask records (docs/audit-records.md "Live masks"): each denial of the
+ * enforcer by a pattern or by the history is one, except repeats of the same session,
+ * path, access and pattern within AB_MASKREC_WINDOW_MS of the last record written for
+ * them: those are counted, and the count is written as repeats=N on the next record of
+ * that key (the repeat that closes the window, or one written when the window ends,
+ * the table evicts the key, or the session ends: ab_maskrec_tick, ab_maskrec_flush).
+ * A record stands for 1 + repeats denials.  A record the sink could not write is
+ * counted (and said through LOST); the count goes on op=agentbox-mask-lost, written
+ * before the next record that gets through, or at flush.
+ */
+#define AB_MASKREC_WINDOW_MS	1000u
+#define AB_MASKREC_MAX		256u	/* keys remembered; the oldest is evicted */
+struct ab_maskrec_sink {
+	/* Write MSG (ok: res=success, else failed).  0, or -errno. */
+	int	(*send)(void *arg, int ok, const char *msg);
+	/* A write failed; LOST denials of session SES are off the record so far. */
+	void	(*lost)(void *arg, uint32_t ses, uint64_t lost, int err);
+	void	 *arg;
+};
+/* One denial.  Strings are copied when kept.  PATTERN: the policy's text, or "history". */
+struct ab_maskrec_deny {
+	uint32_t	 ses, uid;
+	pid_t		 pid;
+	int		 exec;		/* FAN_OPEN_EXEC_PERM: access=exec, else open */
+	const char	*path, *pattern, *comm, *exe;
+};
+struct ab_maskrec_stats {
+	uint64_t	records;	/* agentbox-mask records written */
+	uint64_t	repeats;	/* denials counted into another record's repeats= */
+	uint64_t	lost;		/* denials whose record could not be written */
+	uint64_t	lost_records;	/* agentbox-mask-lost records written */
+};
+struct ab_maskrec;
+/* A recorder writing through SINK (copied).  0 or -ENOMEM. */
+int	ab_maskrec_new(const struct ab_maskrec_sink *sink, struct ab_maskrec **out);
+/* Frees without writing: call ab_maskrec_flush first. */
+void	ab_maskrec_free(struct ab_maskrec *r);
+/* Denial D at monotonic time NOW_MS: a record now, or counted. */
+void	ab_maskrec_deny(struct ab_maskrec *r, const struct ab_maskrec_deny *d, uint64_t now_ms);
+/* Write the counts of every window that ended by NOW_MS. */
+void	ab_maskrec_tick(struct ab_maskrec *r, uint64_t now_ms);
+/* Milliseconds from NOW_MS until the next window with a count ends (0: now), or -1. */
+int	ab_maskrec_timeout(const struct ab_maskrec *r, uint64_t now_ms);
+/* The session ends: write every count still held, and the lost count. */
+void	ab_maskrec_flush(struct ab_maskrec *r);
+void	ab_maskrec_stats(const struct ab_maskrec *r, struct ab_maskrec_stats *out);
 
 #endif /* AB_MASKD_H */

@@ -9,13 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libaudit.h>
 
+#include "maskd.h"
 #include "module.h"
 
 /*
@@ -105,24 +105,6 @@ nv(const char *name, const char *value)
 	return audit_encode_nv_string(name, value != NULL ? value : "", 0);
 }
 
-/* Format one TRUSTED_APP message and send it; -ENOMEM or -EIO on failure. */
-static int __attribute__((format(printf, 3, 4)))
-send_fmt(int fd, int ok, const char *fmt, ...)
-{
-	char *msg;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n == -1)
-		return -ENOMEM;
-	n = audit_log_user_message(fd, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, ok);
-	free(msg);
-	return n <= 0 ? -EIO : 0;
-}
-
 int
 ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const char *tty,
     const char *rhost)
@@ -137,7 +119,7 @@ ab_auditrec_start(int fd, const struct ab_sess *s, const char *service, const ch
 	t = nv("tty", tty);
 	rh = nv("rhost", rhost);
 	if (u != NULL && sv != NULL && t != NULL && rh != NULL)
-		r = send_fmt(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
+		r = ab_maskd_audit_send(fd, 1, "op=agentbox-session-start ses=%u %s uid=%u %s %s %s "
 		    "digest=%s network=%s masks=%u protects=%u init_pid=%d new_ses=%s %s%s%s%s%s",
 		    s->ses, u, (unsigned)s->uid, sv, t, rh, hex, ab_network_name(s->pol->network),
 		    s->masks, s->protects, (int)s->init_pid, s->ses_fresh ? "yes" : "no", lost,
@@ -166,7 +148,7 @@ ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *s
 		(void)ab_auditrec_enabled(fd, &st);
 	state_str(lost, &st);
 	if (u != NULL && sv != NULL)
-		r = send_fmt(fd, 1, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
+		r = ab_maskd_audit_send(fd, 1, "op=agentbox-session-end ses=%u %s uid=%u %s init_pid=%d "
 		    "reason=logout %s%s%s", ses, u, (unsigned)uid, sv, (int)init_pid, lost,
 		    box_id[0] ? " box=" : "", box_id);
 	free(u);
@@ -182,7 +164,7 @@ ab_auditrec_box_end(int fd, const char *box_id, const char *user, uid_t uid, pid
 	int r = -ENOMEM;
 
 	if (u != NULL)
-		r = send_fmt(fd, 1, "op=agentbox-box-end box=%s %s uid=%u init_pid=%d reason=%s",
+		r = ab_maskd_audit_send(fd, 1, "op=agentbox-box-end box=%s %s uid=%u init_pid=%d reason=%s",
 		    box_id, u, (unsigned)uid, (int)init_pid, reason);
 	free(u);
 	return r;
@@ -195,7 +177,7 @@ ab_auditrec_refused(int fd, const char *user, const char *service, const char *r
 	int r = -ENOMEM;
 
 	if (u != NULL && sv != NULL && why != NULL)
-		r = send_fmt(fd, 0, "op=agentbox-session-refused %s %s %s", u, sv, why);
+		r = ab_maskd_audit_send(fd, 0, "op=agentbox-session-refused %s %s %s", u, sv, why);
 	free(u);
 	free(sv);
 	free(why);

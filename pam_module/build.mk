@@ -1,9 +1,10 @@
 # pam_module/: pam_agentbox.so, the privileged half, and agentbox-init, a session's pid 1.
 # Every .c here is part of the module except init.c, which is agentbox-init alone; and
 # netd/proto.c, the hand-off message of network = proxy (netd.c), shared with the daemon;
-# maskd/group.c and maskd/handoff.c, the live masks' groups and hand-off (livemask.c).
+# maskd/group.c and maskd/handoff.c, the live masks' groups and hand-off (livemask.c);
+# maskd/audit.c, the one sender of agentbox's own audit records (auditrec.c's too).
 PAM_SRCS := $(filter-out pam_module/init.c,$(sort $(wildcard pam_module/*.c))) netd/proto.c \
-            maskd/group.c maskd/handoff.c
+            maskd/group.c maskd/handoff.c maskd/audit.c
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init

@@ -39,6 +39,18 @@ _run_deferred() {
 trap '_run_deferred' EXIT
 trap '_run_deferred; exit 130' INT TERM HUP
 
+# reverse_events LOG: LOG's audit events (records grouped by serial) in reverse order,
+# on stdout: a review must not depend on the order events reach it.
+reverse_events() {
+	python3 - "$1" <<'PY'
+import re, sys
+evs = {}
+for l in open(sys.argv[1], "rb"):
+    evs.setdefault(re.search(rb":(\d+)\):", l).group(1), []).append(l)
+sys.stdout.buffer.write(b"".join(b"".join(v) for v in reversed(list(evs.values()))))
+PY
+}
+
 finish() {
 	_run_deferred
 	echo "1..$n"

@@ -7,6 +7,9 @@
 # /proc/self/fd, reads through /proc/self/root, holds an O_PATH fd from before a save.
 # Each open fails with EPERM and leaves a type=FANOTIFY resp=2 record in the same audit
 # event as the opener's SYSCALL with the session's ses; root outside still reads each.
+# agentbox-maskd's own op=agentbox-mask record names the pattern, agentbox-audit lists
+# each denial once, and 1000 opens of one masked file are a few records whose repeats
+# add up to 1000.
 # Then the fail-closed cases: no daemon refuses the login; a reader killed while an open
 # waits, the daemon killed, and a history flood each end the session, the open unserved.
 . "$(dirname "$0")/../lib.sh"
@@ -190,6 +193,53 @@ rev=$("$BUILD/agentbox-audit" --input "$E2E_AUDIT_LOG" --session "$SES" --json \
 like "$rev" '"kind":"dac"' "agentbox-audit lists the new server.pem's denial as dac" ||
     diag "review: $rev"
 like "$rev" '"access":"EPERM"' "...with the access the kernel returned, EPERM"
+
+# ---- agentbox-maskd's own records (docs/audit-records.md "Live masks") ----
+# mask_recs PATH: this session's op=agentbox-mask records for PATH since the mark.
+mask_recs() {
+	e2e_audit_records | grep -F "op=agentbox-mask ses=$SES " | grep -F " path=\"$1\" "
+}
+# mask_rec_has PATH TEXT: one of them holds TEXT (auditd writes asynchronously: 5 s).
+mask_rec_has() {
+	local i
+	for i in $(seq 50); do mask_recs "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
+	return 1
+}
+mask_rec_has "$P/certs/server.pem" " uid=$UID_A pid=" &&
+    mask_rec_has "$P/certs/server.pem" " access=open path=\"$P/certs/server.pem\" pattern=\"*.pem\" comm=\"maskd-try\" prog=\"" &&
+    mask_rec_has "$P/certs/server.pem" '/maskd-try" ' &&
+    ok "server.pem's denial: maskd's record with ses, uid, pid, path, pattern *.pem, program" ||
+    not_ok "no op=agentbox-mask record of ses $SES for server.pem: $(e2e_audit_records | grep -F op=agentbox-mask | tail -3)"
+mask_rec_has "$P/notes.txt" ' pattern="history" ' &&
+    ok "notes.txt (a .env renamed by the agent): its record says pattern=history" ||
+    not_ok "no pattern=history record for notes.txt"
+rev=$("$BUILD/agentbox-audit" --input "$E2E_AUDIT_LOG" --session "$SES" --json \
+    --path "$P/certs/server.pem" 2>/dev/null)
+is "$(grep -c '"kind"' <<<"$rev")" 1 \
+    "agentbox-audit lists server.pem's denial once (maskd's record; the kernel's event joined to it)"
+like "$rev" '"pattern":"*.pem","repeats":0' "...with its pattern" || diag "review: $rev"
+
+# A loop of 1000 opens of one masked file: a few records, whose repeats add up to 1000.
+printf 'SECRET-L' > "$P/loop.pem"	# made from outside: no creating open of the agent's
+run "i=0; d=0; while [ \$i -lt 1000 ]; do true 2>/dev/null < $P/loop.pem || d=\$((d + 1)); i=\$((i + 1)); done; echo \$d" 60
+is "$out" 1000 "1000 opens of loop.pem in one shell: 1000 denials"
+# mask_sum PATH: "RECORDS DENIALS" of PATH's records (each stands for 1 + repeats).
+mask_sum() {
+	mask_recs "$1" | awk '{ n = 1; if (match($0, / repeats=[0-9]+/)) n += substr($0, RSTART + 9, RLENGTH - 9)
+	    s += n; c++ } END { print c + 0, s + 0 }'
+}
+# The last window's count is written when the window ends (1 s after its record).
+for i in $(seq 50); do read -r nrec nden < <(mask_sum "$P/loop.pem"); [ "$nden" -ge 1000 ] && break; sleep 0.1; done
+is "$nden" 1000 "the records of loop.pem stand for exactly 1000 denials (1 + repeats each)"
+if [ "$nrec" -ge 1 ] && [ "$nrec" -le 10 ]; then ok "...in a few records ($nrec), not 1000"
+else not_ok "...in a few records, not 1000: $nrec"; fi
+out=$("$BUILD/agentbox-audit" --input "$E2E_AUDIT_LOG" --session "$SES" --json --path "$P/loop.pem" \
+    2>/dev/null | python3 -c '
+import json, sys
+ds = [json.loads(l) for l in sys.stdin]
+print(len(ds), sum(1 + d["repeats"] for d in ds), sorted(set(d["pattern"] for d in ds)))')
+is "$out" "$nrec 1000 ['*.pem']" \
+    "agentbox-audit: the same rows, 1000 denials of *.pem, none of the kernel's 1000 events listed again"
 # session_end: log out (su passes SIGTERM on, close_session kills pid 1) and wait until
 # the agent's processes and the session's reader are gone.
 session_end() {

@@ -221,13 +221,7 @@ else not_ok "auparse engine: the same file"; fi
 sug --input "$tmp/learn-node-raw.log" --session 401 > "$tmp/s401.raw" 2>/dev/null
 if cmp -s "$tmp/s401" "$tmp/s401.raw"; then ok "raw node= records: the same file"
 else not_ok "raw node= records: the same file"; diff "$tmp/s401" "$tmp/s401.raw" | sed 's/^/# /'; fi
-python3 - "$tmp/learn-session.log" > "$tmp/rev.log" <<'PY'
-import re, sys
-evs = {}
-for l in open(sys.argv[1], "rb"):
-    evs.setdefault(re.search(rb":(\d+)\):", l).group(1), []).append(l)
-sys.stdout.buffer.write(b"".join(b"".join(v) for v in reversed(list(evs.values()))))
-PY
+reverse_events "$tmp/learn-session.log" > "$tmp/rev.log"
 sug --input "$tmp/rev.log" --session 401 > "$tmp/s401.rev" 2>/dev/null
 if cmp -s "$tmp/s401" "$tmp/s401.rev"; then ok "events in reverse order: the same file"
 else not_ok "events in reverse order: the same file"; fi

@@ -89,14 +89,7 @@ like "$out" $'# 1 denial(s), e.g. fs.read_file /srv/abt-sug/data/evil\\\\x0aname
 	"and the name still collapses into its tool's directory"
 
 # Deterministic: the same records give the same file, in any order, from either engine.
-python3 - "$tmp/log" > "$tmp/log.rev" <<'PY'
-import re, sys
-evs = {}
-for l in open(sys.argv[1], "rb"):
-    s = re.search(rb":(\d+)\):", l).group(1)
-    evs.setdefault(s, []).append(l)
-sys.stdout.buffer.write(b"".join(b"".join(v) for v in reversed(list(evs.values()))))
-PY
+reverse_events "$tmp/log" > "$tmp/log.rev"
 "$AA" suggest --input "$tmp/log.rev" --user abt_sug1 --policy-root "$root" --home "$tmp/home" \
 	> "$tmp/out.rev" 2>/dev/null
 if cmp -s "$tmp/out" "$tmp/out.rev"; then ok "events in reverse order: the same file, byte for byte"
