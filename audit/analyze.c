@@ -1056,6 +1056,25 @@ mask_record(struct ab_review *rv, const struct ab_rec *r)
 	emit(rv, &d, s);
 }
 
+/* op=agentbox-mask-end: agentbox-maskd ended the session (it failed closed). */
+static void
+mask_end(struct ab_review *rv, const struct ab_rec *r)
+{
+	struct ab_session *s;
+	char reason[24];
+	uint64_t ses;
+	int rc;
+
+	if ((rc = ab_mask_end_parse(r, &ses, reason, sizeof(reason))) == 1)
+		return;
+	rv->st.mask_malformed += rc != 0;
+	if (ses == AB_UNSET32 || (s = session_of(rv, r->node, ses)) == NULL)
+		return;
+	session_seen(s, r->sec);
+	if (s->mask_end[0] == '\0')
+		copy_cstr(s->mask_end, sizeof(s->mask_end), reason, strlen(reason));
+}
+
 /* op=agentbox-mask-lost: denials of the session agentbox-maskd could not write. */
 static void
 mask_lost(struct ab_review *rv, const struct ab_rec *r)
@@ -1433,6 +1452,7 @@ ab_review_event(void *arg, const struct ab_rec *recs, size_t n)
 			learn_lost(rv, &recs[i]);
 			mask_record(rv, &recs[i]);
 			mask_lost(rv, &recs[i]);
+			mask_end(rv, &recs[i]);
 			break;
 		default:
 			break;

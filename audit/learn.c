@@ -181,3 +181,25 @@ ab_mask_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *count)
 		*count = 0;
 	return ok ? 0 : -EINVAL;
 }
+
+int
+ab_mask_end_parse(const struct ab_rec *r, uint64_t *ses, char *reason, size_t len)
+{
+	static const char *const known[] = { "failed-closed", "reader-gone", "supervisor-gone",
+	    "cannot-start" };
+	char op[32];
+	uint64_t uid;
+	int ok, k = 0;
+
+	op_of(r, op, sizeof(op));
+	if (strcmp(op, "agentbox-mask-end") != 0)
+		return 1;
+	ab_rec_inner_str(r, "reason", reason, len, NULL);
+	ok = ab_rec_inner_num(r, "ses", AB_UNSET32, ses) == 0 && *ses != AB_UNSET32;
+	ok &= ab_rec_inner_num(r, "uid", AB_UNSET32, &uid) == 0;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		k |= strcmp(reason, known[i]) == 0;
+	if (!k)
+		snprintf(reason, len, "?");	/* never shown as one the contract has */
+	return ok && k ? 0 : -EINVAL;
+}

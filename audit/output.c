@@ -441,6 +441,8 @@ session_json(FILE *f, const struct ab_review *rv, const struct ab_session *s)
 	json_str_or_null(f, str_of_cstr(s->net_end));
 	lost_json(f, s);
 	trouble_json(f, rv, s);
+	fputs(",\"mask_end\":", f);
+	json_str_or_null(f, str_of_cstr(s->mask_end));
 	fputs("}\n", f);
 }
 
@@ -492,13 +494,18 @@ static void boxes(struct ab_out *o, const struct ab_review *rv);
 
 /* learn = yes: the row says so, and whether its learning record is whole. */
 static void
-learn_mark(FILE *f, const struct ab_session *s)
+maskd_marks(FILE *f, const struct ab_session *s)
 {
 	if (s->learn)
 		fputs(" [learning]", f);
 	if (s->learn_lost > 0) {
 		fputs(" [learning record incomplete: ", f);
 		put_safe(f, str_of_cstr(s->learn_lost_reason), 0);
+		fputc(']', f);
+	}
+	if (s->mask_end[0] != '\0') {
+		fputs(" [ended by agentbox-maskd: ", f);
+		put_safe(f, str_of_cstr(s->mask_end), 0);
 		fputc(']', f);
 	}
 }
@@ -564,7 +571,7 @@ ab_out_sessions(struct ab_out *o, const struct ab_review *rv)
 			put_safe(o->f, str_of_cstr(s->box), 0);
 			fputc(']', o->f);
 		}
-		learn_mark(o->f, s);
+		maskd_marks(o->f, s);
 		fputc('\n', o->f);
 	}
 	if (shown == 0)

@@ -229,6 +229,10 @@ int	ab_mask_parse(const struct ab_rec *r, struct ab_mask *m);
 /* op=agentbox-mask-lost: 1 not one; 0; -EINVAL without ses, uid or count, or with a
  * reason other than write-error (*SES is then AB_UNSET32 when it had none). */
 int	ab_mask_lost_parse(const struct ab_rec *r, uint64_t *ses, uint64_t *count);
+/* op=agentbox-mask-end: agentbox-maskd ended session *SES, REASON one of failed-closed,
+ * reader-gone, supervisor-gone, cannot-start ("?" when it says another).  1: not such a
+ * record; 0; -EINVAL: malformed (no session, no uid, or an unknown reason). */
+int	ab_mask_end_parse(const struct ab_rec *r, uint64_t *ses, char *reason, size_t len);
 
 /* The net view: one row per session (or user), protocol, host, port, decision, reason. */
 struct ab_netrow {
@@ -357,6 +361,7 @@ struct ab_session {
 	uint64_t	 mask_records;	/* op=agentbox-mask records read: the kernel's events
 					 * of its live-mask denials are joined to them */
 	uint64_t	 mask_lost;	/* op=agentbox-mask-lost: denials not on the record */
+	char		 mask_end[24];	/* op=agentbox-mask-end: why agentbox-maskd ended it */
 	char		 learn_lost_reason[32];	/* the first one's reason */
 	uint64_t	 init_pid;
 	uint64_t	 start_sec, end_sec;

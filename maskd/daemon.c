@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libaudit.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -82,6 +83,24 @@ close_fds(int *fds, size_t n)
 	for (i = 0; i < n; i++)
 		if (fds[i] >= 0)
 			(void)close(fds[i]);
+}
+
+/*
+ * The record of a session agentbox-maskd ends (docs/audit-records.md "Live masks"):
+ * op=agentbox-mask-end, before the kill, so the review says why the session stopped.
+ * A record that cannot be written is said in syslog: the session ends all the same
+ * (fail closed first, record second).
+ */
+static void
+end_record(uint32_t ses, uint32_t uid, const char *reason)
+{
+	int fd = ab_maskd_audit_open();
+
+	if (fd < 0 || ab_maskd_audit_send(fd, 0, "op=agentbox-mask-end ses=%u uid=%u reason=%s",
+	    ses, uid, reason) != 0)
+		say(LOG_ERR, "ses %u: cannot write the agentbox-mask-end record (%s)", ses, reason);
+	if (fd >= 0)
+		audit_close(fd);
 }
 
 /*
@@ -153,6 +172,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	if ((parentfd = pidfd_open(parent, 0)) == -1 || getppid() != parent) {
 		say(LOG_ERR, "ses %u: supervisor gone before the reader started: ending the "
 		    "session", m->ses);
+		end_record(m->ses, m->uid, "supervisor-gone");
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
 		_exit(1);	/* the supervisor, if alive, holds the group until pid 1 is gone */
 	}
@@ -169,6 +189,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	    (sink.arg = &audit_fd, r = ab_maskrec_new(&sink, &rec)) != 0) {
 		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,
 		    strerror(-r));
+		end_record(m->ses, m->uid, "cannot-start");
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
 		_exit(1);
 	}
@@ -192,11 +213,14 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 		    (unsigned long long)rs.repeats, (unsigned long long)rs.lost);
 		_exit(0);
 	}
-	if (r == parentfd)
+	if (r == parentfd) {
 		say(LOG_ERR, "ses %u: the supervisor is gone: ending the session", m->ses);
-	else
+		end_record(m->ses, m->uid, "supervisor-gone");
+	} else {
 		say(LOG_ERR, "ses %u: enforcer failed closed (%s; denied %llu): ending the "
 		    "session", m->ses, strerror(-r), (unsigned long long)st.denied);
+		end_record(m->ses, m->uid, "failed-closed");
+	}
 	end_session(e, fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
 	_exit(1);
 }
@@ -397,6 +421,9 @@ reader_gone(struct sess *s)
 	say(LOG_ERR, "ses %u: reader %d ended (%s %d) while the session runs: ending the "
 	    "session, its group stays open until pid 1 is gone", s->ses, (int)s->reader,
 	    si.si_code == CLD_EXITED ? "status" : "signal", si.si_status);
+	/* A reader that failed closed wrote its own record; one killed or crashed did not. */
+	if (si.si_code != CLD_EXITED)
+		end_record(s->ses, s->uid, "reader-gone");
 	if (pidfd_send_signal(s->pid1, SIGKILL, NULL, 0) == -1 && errno != ESRCH)
 		say(LOG_ERR, "ses %u: kill pid 1: %m (opens stay blocked)", s->ses);
 }

@@ -251,6 +251,17 @@ session_end
 
 # ---- fail closed ----
 reader_pid() { pgrep -n -P "$PAM_MASKD_PID"; }
+# mask_end SES REASON: agentbox-maskd's op=agentbox-mask-end record of the session it
+# ended, in the audit log (auditd writes asynchronously: poll up to 5 s).
+mask_end() {
+	local i
+	for i in $(seq 50); do
+		e2e_audit_records | grep -q "op=agentbox-mask-end ses=$1 uid=$UID_A reason=$2" &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
 # A reader killed while an open waits on it: the session ends, the open never returns.
 session_start || e2e_die "no second session"
 R=$(reader_pid)
@@ -267,6 +278,9 @@ if grep -q SECRET "$P/res/leak" 2>/dev/null; then not_ok "the waiting open leake
 else ok "the waiting open never completed"; fi
 e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" ||
     not_ok "processes of the agent left: $(ps -o pid,stat,comm -u $UID_A | tr '\n' ' ')"
+mask_end "$SES" reader-gone; check $? "on the record: agentbox-mask-end ses=$SES reason=reader-gone"
+e2e_audit_records > "$E2E_DIR/end.log"; "$BUILD/agentbox-audit" sessions --input "$E2E_DIR/end.log" --session "$SES" 2>/dev/null | grep -q "\[ended by agentbox-maskd: reader-gone\]"
+check $? "agentbox-audit sessions says agentbox-maskd ended it"
 
 # The daemon itself killed: each reader ends its session.
 session_start || e2e_die "no third session"
@@ -274,6 +288,7 @@ pam_maskd_stop
 for i in $(seq 100); do kill -0 "$SU_PID" 2>/dev/null || break; sleep 0.05; done
 if kill -0 "$SU_PID" 2>/dev/null; then not_ok "daemon killed: the session ended"
 else ok "daemon killed: its reader ended the session"; fi
+mask_end "$SES" supervisor-gone; check $? "on the record: agentbox-mask-end ses=$SES reason=supervisor-gone"
 e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" || not_ok "agent processes left"
 
 # No daemon: the login is refused, one auth log line.
@@ -295,5 +310,6 @@ if kill -0 "$SU_PID" 2>/dev/null; then not_ok "flood: the session ended"
 else ok "flood past the history's bound: the session ended"; fi
 grep -q "failed closed" "$E2E_DIR/maskd/log" && ok "the daemon logged why" ||
     not_ok "no 'failed closed' line in the daemon's log"
+mask_end "$SES" failed-closed; check $? "on the record: agentbox-mask-end ses=$SES reason=failed-closed"
 e2e_wait_uid_gone "$UID_A" 5 && ok "no process of the agent left" || not_ok "agent processes left"
 finish
