@@ -166,6 +166,20 @@ lock_registry(struct ab_sess *s)
 	return fd;
 }
 
+/* What a box is kept by: the user's policy in force (ab_policy_user_digest), not the
+ * policy files, so another user's enrolment or a comment does not end the box. */
+static int
+box_digest(struct ab_sess *s, char hex[2 * AB_DIGEST_LEN + 1])
+{
+	unsigned char d[AB_DIGEST_LEN];
+	int r;
+
+	if ((r = ab_policy_user_digest(s->pol, d)) != 0)
+		return ab_sess_fail(s, r, "the digest of %s's policy: %s", s->user, strerror(-r));
+	ab_digest_hex(d, hex);
+	return 0;
+}
+
 int
 ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how *how)
 {
@@ -187,7 +201,8 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	if (r != 0)
 		return ab_sess_fail(s, r, "%s/%u: unreadable box registry: %s", AB_BOX_DIR,
 		    (unsigned)s->uid, strerror(-r));
-	ab_digest_hex(s->pol->digest, hex);
+	if ((r = box_digest(s, hex)) != 0)
+		return r;
 	pidfd = open_box_init(s, &e);
 	if (pidfd >= 0 && strcmp(hex, e.digest) == 0 && strcmp(s->user, e.user) == 0) {
 		*how = AB_BOX_JOIN;
@@ -239,7 +254,8 @@ ab_box_register(struct ab_sess *s)
 	if ((r = start_ticks(s->procfd, s->init_pid, &ticks)) != 0)
 		return ab_sess_fail(s, r, "start time of pid 1 %d: %s", (int)s->init_pid,
 		    strerror(-r));
-	ab_digest_hex(s->pol->digest, hex);
+	if ((r = box_digest(s, hex)) != 0)
+		return r;
 	/* The user name is the policy's kind ([a-z_][a-z0-9_-]*, short): no blanks. */
 	n = snprintf(line, sizeof(line), "%s %d %llu %s %lld %s\n", s->box_id,
 	    (int)s->init_pid, ticks, hex, (long long)time(NULL), s->user);

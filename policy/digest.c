@@ -71,3 +71,62 @@ ab_digest_abort(struct ab_digest_ctx *ctx)
 {
 	free(ctx);
 }
+
+/* One framed value: its bytes and a NUL (no value holds a NUL), so "ab" "c" and "a" "bc"
+ * differ. */
+static void
+put(struct sha256_ctx *sha, const char *v)
+{
+	if (v == NULL)
+		v = "";
+	sha256_update(sha, strlen(v) + 1, (const uint8_t *)v);
+}
+
+/*
+ * The user's policy in force, not the files': every key of [defaults] and [user:NAME]
+ * in the table's order as compiled (host sets expanded in place, each credential with
+ * its keys), each framed as the key's name, then its values, then an empty value.  Where
+ * a line is written (allow_host's FILE:LINE) is left out: a persistent box is kept while
+ * this digest stays the same, so another user's enrolment, or a comment, does not end it
+ * (pam_module/box.c).
+ */
+int
+ab_policy_user_digest(const struct ab_policy *p, unsigned char out[AB_DIGEST_LEN])
+{
+	const struct ab_key_info *k;
+	const struct ab_strv *sv;
+	struct sha256_ctx sha;
+	char *v;
+	size_t i, j;
+	int r;
+
+	sha256_init(&sha);
+	put(&sha, p->user);
+	for (i = 0; (k = ab_policy_key(i)) != NULL; i++) {
+		if ((k->sections & (AB_SECT_DEFAULTS | AB_SECT_USER)) == 0)
+			continue;	/* a [hosts:NAME] or [credential:NAME] key: below */
+		put(&sha, k->name);
+		if ((sv = ab_policy_list(p, i)) != NULL) {
+			for (j = 0; j < sv->n; j++)
+				put(&sha, sv->v[j]);
+		} else {
+			if ((r = ab_policy_scalar(p, i, &v)) != 0)
+				return r;
+			put(&sha, v);
+			free(v);
+		}
+		put(&sha, "");
+	}
+	for (i = 0; i < p->ncreds; i++) {
+		const struct ab_cred *c = &p->creds[i];
+		const char *f[] = { c->name, c->host, c->header, c->prefix, c->file, c->env,
+		    c->base_url_env, c->base_path };
+
+		put(&sha, "[credential]");
+		for (j = 0; j < sizeof(f) / sizeof(f[0]); j++)
+			put(&sha, f[j] != NULL ? f[j] : "\x01");	/* unset, unlike "" */
+		put(&sha, "");
+	}
+	sha256_digest(&sha, AB_DIGEST_LEN, out);
+	return 0;
+}

@@ -396,6 +396,13 @@ int	ab_plan_parse(const char *buf, size_t len, struct ab_plan **out);
 
 void	ab_plan_free(struct ab_plan *plan);
 
+/*
+ * SHA-256 of P as the user's policy in force (every key of [defaults] and [user:NAME],
+ * compiled; not where each line is written): what a persistent box is kept by, so a
+ * change to another user's section does not end it.  0 or -ENOMEM.  P->digest is the
+ * files' (what the audit records name).
+ */
+int	ab_policy_user_digest(const struct ab_policy *p, unsigned char out[AB_DIGEST_LEN]);
 /* Hex of a digest into OUT (2 * AB_DIGEST_LEN + 1 bytes). */
 void	ab_digest_hex(const unsigned char digest[AB_DIGEST_LEN], char *out);
 

@@ -142,9 +142,15 @@ json=$("$E2E_AGENTBOX" sessions --json | grep "\"box\":\"$id1\"")
 like "$json" '"nlogins":1' "--json: the box has one login now"
 wait $bg
 
-## 7. A policy change: the next login ends the old box and builds a new one
+## 7. A policy change: the next login ends the old box and builds a new one.  A change
+## of the files that is not one of the user's policy in force (a comment here; another
+## user's section alike) changes the files' digest, not the box's: it is kept.
+echo "# h15: a comment" >> "$CONF"
+as true
+is "$(box_id)" "$id1" "a comment in the user's file: the next login joins the same box"
+alive "$pid1"; check $? "... whose pid 1 still runs"
 e2e_audit_since
-echo "# h15: policy changed" >> "$CONF"
+echo "mask = *.h15secret" >> "$CONF"
 as true
 id2=$(box_id)
 [ -n "$id2" ] && [ "$id2" != "$id1" ]; check $? "the next login built a new box ($id1 -> $id2)"

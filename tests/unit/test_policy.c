@@ -1386,6 +1386,64 @@ test_persist(void)
 	free(root);
 }
 
+/* USER's digest of the policy in force under ROOT (ab_policy_user_digest). */
+static int
+user_digest(const char *root, const char *user, unsigned char out[AB_DIGEST_LEN])
+{
+	struct ab_diag d = { 0 };
+	struct ab_policy *p = NULL;
+	int r;
+
+	if ((r = ab_policy_load(root, user, &p, &d)) == 0)
+		r = ab_policy_user_digest(p, out);
+	ab_policy_free(p);
+	ab_diag_free(&d);
+	return r;
+}
+
+/* What a persistent box is kept by: the user's policy in force, not the files. */
+static void
+test_user_digest(void)
+{
+	char *root = new_root("udigest"), conf[1024];
+	unsigned char a0[AB_DIGEST_LEN], a1[AB_DIGEST_LEN], b0[AB_DIGEST_LEN],
+	    b1[AB_DIGEST_LEN];
+
+	put(root, "etc/agentbox/agentbox.conf", "[defaults]\nread = /usr\nmask = .env\n", -1);
+	snprintf(conf, sizeof(conf), "[user:alice]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/alice.conf", conf, -1);
+	snprintf(conf, sizeof(conf), "[user:bob]\nproject = %s\n", p2);
+	put(root, "etc/agentbox/policy.d/bob.conf", conf, -1);
+	ok(user_digest(root, "alice", a0) == 0 && user_digest(root, "bob", b0) == 0,
+	    "user digests of alice and bob");
+	ok(memcmp(a0, b0, AB_DIGEST_LEN) != 0, "two users: two digests");
+	/* Another user's change, a comment, a line moved: alice's stays. */
+	snprintf(conf, sizeof(conf), "# bob's tools\n[user:bob]\nproject = %s\nread = /opt\n",
+	    p2);
+	put(root, "etc/agentbox/policy.d/bob.conf", conf, -1);
+	snprintf(conf, sizeof(conf), "\n# the agent of the web team\n[user:alice]\n"
+	    "project   = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/alice.conf", conf, -1);
+	ok(user_digest(root, "alice", a1) == 0 && memcmp(a0, a1, AB_DIGEST_LEN) == 0,
+	    "bob's change and alice's comment leave alice's digest as it was");
+	ok(user_digest(root, "bob", b1) == 0 && memcmp(b0, b1, AB_DIGEST_LEN) != 0,
+	    "bob's own change changes his");
+	/* Her own change, or the defaults she inherits: another digest. */
+	snprintf(conf, sizeof(conf), "[user:alice]\nproject = %s\nmask = *.pem\n", p1);
+	put(root, "etc/agentbox/policy.d/alice.conf", conf, -1);
+	ok(user_digest(root, "alice", a1) == 0 && memcmp(a0, a1, AB_DIGEST_LEN) != 0,
+	    "a mask added to alice's section: another digest");
+	snprintf(conf, sizeof(conf), "[user:alice]\nproject = %s\n", p1);
+	put(root, "etc/agentbox/policy.d/alice.conf", conf, -1);
+	ok(user_digest(root, "alice", a1) == 0 && memcmp(a0, a1, AB_DIGEST_LEN) == 0,
+	    "taken back: the first digest again");
+	put(root, "etc/agentbox/agentbox.conf", "[defaults]\nread = /usr\nmask = .env\n"
+	    "network = loopback\n", -1);
+	ok(user_digest(root, "alice", a1) == 0 && memcmp(a0, a1, AB_DIGEST_LEN) != 0,
+	    "a default she inherits changed: another digest");
+	free(root);
+}
+
 int
 main(void)
 {
@@ -1405,6 +1463,7 @@ main(void)
 		die("mkdir");
 
 	test_merge();
+	test_user_digest();
 	test_conflicts();
 	test_errors();
 	test_hostile();
