@@ -438,23 +438,33 @@ pid1_gone(struct sess *s)
 	s->pid1 = s->perm = s->track = -1;
 }
 
+/* The directory of the control socket PATH (root only), which holds the watcher's too. */
 static int
-listen_on(const char *path)
+control_dir(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char dir[sizeof(sun.sun_path)];
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char *slash;
-	int fd;
 
-	if (strlen(path) >= sizeof(sun.sun_path))
+	if (strlen(path) >= sizeof(dir))
 		return -ENAMETOOLONG;
-	strcpy(sun.sun_path, path);
 	strcpy(dir, path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
 		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
 			return -errno;
 	}
+	return 0;
+}
+
+static int
+listen_on(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	if ((r = control_dir(path)) != 0)
+		return r;
+	strcpy(sun.sun_path, path);	/* control_dir checked its length */
 	if (unlink(path) == -1 && errno != ENOENT)
 		return -errno;
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
@@ -523,6 +533,14 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 
 	opts = o;
 	openlog("agentbox-maskd", LOG_PID | (o->foreground ? LOG_PERROR : 0), LOG_DAEMON);
+	/* The watcher first: once the control socket exists, a login finds it watching
+	 * (a login between the two was refused as "not watching, or starting").  Its
+	 * sockets, pidfds and lock are kept across daemon()'s fork. */
+	if ((r = unboxed_path(o->control)) != 0 || (r = control_dir(o->control)) != 0) {
+		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-r));
+		return 1;
+	}
+	watcher_start();
 	if ((listen_fd = listen_on(o->control)) < 0) {
 		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-listen_fd));
 		return 1;
@@ -531,11 +549,6 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		say(LOG_ERR, "daemon: %m");
 		return 1;
 	}
-	if ((r = unboxed_path(o->control)) != 0) {
-		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-r));
-		return 1;
-	}
-	watcher_start();
 	say(LOG_INFO, "taking sessions on %s", o->control);
 	for (;;) {
 		/* Rebuilt each round: at most 130 entries, and only on an event. */
