@@ -107,6 +107,15 @@ euid_is_root(const char *ids)
 	return e != NULL && e[1] == '0' && (e[2] == '\t' || e[2] == '\0');
 }
 
+/* A process that has exited and waits to be reaped (Z), or is being (X). */
+static int
+is_zombie(const char *status)
+{
+	char f[32];
+
+	return ab_status_field(status, "State", f, sizeof(f)) == 0 && (f[0] == 'Z' || f[0] == 'X');
+}
+
 int
 ab_proc_is_box_init(int pid)
 {
@@ -115,7 +124,7 @@ ab_proc_is_box_init(int pid)
 	if (ab_proc_status(pid, status, sizeof(status)) != 0)
 		return 0;
 	/* A killed pid 1 stays a zombie until the host's init reaps it: no box any more. */
-	if (ab_status_field(status, "State", f, sizeof(f)) != 0 || f[0] == 'Z' || f[0] == 'X')
+	if (ab_status_field(status, "State", f, sizeof(f)) != 0 || is_zombie(status))
 		return 0;
 	snprintf(want, sizeof(want), "%d\t1", pid);
 	/* Root: its effective uid (the real one is sudo's caller's when sudo made it). */
@@ -224,8 +233,9 @@ ab_proc_unboxed_each(unsigned uid, int (*fn)(void *ctx, int pid, const char *com
 			continue;
 		pid = atoi(de->d_name);
 		if (ab_proc_status(pid, status, sizeof(status)) != 0 ||
-		    ab_status_is_uid(status, uid) == 0)
-			continue;	/* gone, or not UID's (a status we cannot read is UID's) */
+		    ab_status_is_uid(status, uid) == 0 || is_zombie(status))
+			continue;	/* gone, not UID's (a status we cannot read is UID's), or
+					 * dead: a zombie holds no fd and runs nothing */
 		if ((b = ab_proc_boxed(pid, self.st_ino)) == 1 || b == -ESRCH)
 			continue;
 		/* Fail closed: a process we cannot place counts as outside. */

@@ -60,6 +60,8 @@ struct sess {
 	int		 perm, track;	/* our copies of both groups */
 };
 
+#define WATCH_RETRY_MS	1000	/* a watcher that failed to start is started again */
+
 static struct sess sessions[SESS_MAX];
 static const struct ab_maskd_serve_opts *opts;
 static struct ab_unboxed *unboxed;	/* NULL: not watching, every login is refused */
@@ -291,6 +293,8 @@ child_close_others(int listen_fd, int conn)
 
 	(void)close(listen_fd);
 	(void)close(conn);
+	ab_unboxed_forget(unboxed);
+	unboxed = NULL;
 	for (i = 0; i < SESS_MAX; i++) {
 		if (!sessions[i].used)
 			continue;
@@ -485,13 +489,21 @@ listen_on(const char *path)
 static void
 watcher_start(void)
 {
+	static int last;	/* the last failure said, so a retry each second says it once */
 	int r;
 
 	ab_unboxed_free(unboxed);
 	unboxed = NULL;
-	if ((r = ab_unboxed_open(unboxed_dir, &unboxed)) != 0)
-		say(LOG_ERR, "cannot watch processes outside a box (%s): %s; every login is "
-		    "refused", unboxed_dir, strerror(-r));
+	if ((r = ab_unboxed_open(unboxed_dir, &unboxed)) != 0) {
+		if (r != last)
+			say(LOG_ERR, "cannot watch processes outside a box (%s): %s; every "
+			    "login is refused until it can", unboxed_dir, strerror(-r));
+		last = r;
+		return;
+	}
+	if (last != 0)
+		say(LOG_INFO, "watching processes outside a box again");
+	last = 0;
 }
 
 /* The directory of the control socket PATH, then "/unboxed". */
@@ -529,7 +541,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 	struct pollfd p[2 + 2 * SESS_MAX];
 	struct sess *who[2 + 2 * SESS_MAX];
 	size_t i, np;
-	int listen_fd, r;
+	int listen_fd, n, r;
 
 	opts = o;
 	openlog("agentbox-maskd", LOG_PID | (o->foreground ? LOG_PERROR : 0), LOG_DAEMON);
@@ -572,12 +584,17 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 				p[np++] = (struct pollfd){ .fd = s->pid1, .events = POLLIN };
 			}
 		}
-		if (poll(p, np, -1) == -1) {
+		/* Not watching (it failed to start: the lock held by a daemon still going
+		 * away, no connector): every login is refused until it starts, so try again
+		 * each second. */
+		if ((n = poll(p, np, unboxed != NULL ? -1 : WATCH_RETRY_MS)) == -1) {
 			if (errno == EINTR)
 				continue;
 			say(LOG_ERR, "poll: %m");
 			return 1;	/* every reader sees us go and ends its session */
 		}
+		if (n == 0 && unboxed == NULL)
+			watcher_start();
 		if (p[1].revents != 0 && (r = ab_unboxed_serve(unboxed)) != 0) {
 			say(LOG_ERR, "watching processes outside a box: %s: starting again",
 			    strerror(-r));

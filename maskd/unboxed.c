@@ -499,6 +499,30 @@ ab_unboxed_free(struct ab_unboxed *u)
 	free(u);
 }
 
+void
+ab_unboxed_forget(struct ab_unboxed *u)
+{
+	size_t i;
+
+	if (u == NULL)
+		return;
+	/* close() only: the epoll set, the lock and the socket are the parent's too (one
+	 * open file each, shared by the fork), and an epoll_ctl or a flock here would
+	 * change them under it.  Closing our copies changes nothing for the parent; keeping
+	 * them would keep its lock held after it is gone. */
+	for (i = 0; i < u->nh; i++)
+		(void)close(u->h[i].pidfd);
+	if (u->ep >= 0)
+		(void)close(u->ep);
+	if (u->nl >= 0)
+		(void)close(u->nl);
+	if (u->dir >= 0)
+		(void)close(u->dir);
+	if (u->lock >= 0)
+		(void)close(u->lock);
+	free(u);
+}
+
 int
 ab_unboxed_fd(const struct ab_unboxed *u)
 {

@@ -251,14 +251,17 @@ serve(struct ab_netd_daemon *d, int lfd, int sigfd)
 
 			if (w == NULL)
 				return;	/* SIGTERM/SIGINT */
+			if (w->src == AB_NETD_SRC_LIFELINE) {
+				/* W lives in the session, which this frees: nothing of it may
+				 * be read after, and the session's other events in evs are
+				 * stale (level-triggered, the rest come back next round). */
+				ab_netd_session_end(w->s, "exit");
+				break;
+			}
 			if (w->src == AB_NETD_SRC_CONTROL)
 				serve_control(d, lfd);
-			else if (w->src == AB_NETD_SRC_LIFELINE)
-				ab_netd_session_end(w->s, "exit");
 			else
 				serve_listener(w);
-			if (w->src == AB_NETD_SRC_LIFELINE)
-				break;	/* the session's other events in evs are stale now */
 		}
 		/* Workers fold denials while we sleep: wake at least once per window. */
 		timeout = ab_netd_record_flush(d->rec, ab_netd_now_ms(), false);

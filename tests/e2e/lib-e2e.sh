@@ -193,6 +193,8 @@ e2e_enter_private_world() {
 _e2e_maskd_start() {
 	local bin=$BUILD/agentbox-maskd i=0
 	[ -x "$bin" ] || return 1
+	# A daemon gone before leaves its socket: only the new one's means it is ready.
+	rm -f /run/agentbox-maskd/control
 	# Started from a subshell, so it is not a child of the test's shell: a test's bare
 	# `wait` for its own background jobs (load.t) would otherwise wait for the daemon.
 	# shellcheck disable=SC2086	# E2E_MASKD_ARGS: a test's extra options, split

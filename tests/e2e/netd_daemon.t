@@ -261,7 +261,7 @@ rec "ses=$SES1 .*proto=gateway event=close host=\"up.test\" .*dur_ms=[1-9][0-9][
     ok "registry file removed at the end"
 
 # --- restart: the daemon goes, a session is cut off; the next daemon ends it ---
-out=$("$BOX" "$T/control" abnet $SES2 2>/dev/null) || e2e_die "open 2: $out"
+out=$("$BOX" "$T/control" abnet $SES2 2>/dev/null) || e2e_die "open 2: $out; the daemon: $(grep -A40 "ERROR: AddressSanitizer" "$T/daemon.log" | head -40)"
 INIT2=${out%% *}
 defer "kill -9 $INIT2"
 nsenter -t "$INIT2" -n $CURL --cacert "$T/cert.pem" https://up.test/slow >/dev/null 2>&1 &
