@@ -22,6 +22,9 @@ PY=/usr/bin/python3
 
 T=$E2E_DIR/netd
 mkdir -p "$T" && chmod 0755 "$T"
+# A refused hand-off leaves its box's pid 1 (netd-box's fork, pausing, root's even when
+# netd-box itself dropped to nobody): none may outlive the test.
+defer "pkill -KILL -f -- '$BOX $T/control' 2>/dev/null"
 N=$(( $$ % 250 + 1 ))
 NS=abnetup$$
 VH=abn${$}h
