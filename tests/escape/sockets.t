@@ -53,7 +53,8 @@ defer "kill $!; esc_kill_user $ESC_AGENT2"
 # on a pathname socket in the project (the project is the one tree both sides share).
 # While one runs no login is let in (F7's second defence), so it starts once the
 # session is in, and serves before the session tries it.
-ESC_OUTSIDE_READY=$P/.esc-scm.sock esc_outside_later scm "$ESC" SERVE scm-serve "$P/.esc-scm.sock" / 2
+# It serves up to 1000 connections: it must still run when the next login is tried.
+ESC_OUTSIDE_READY=$P/.esc-scm.sock esc_outside_later scm "$ESC" SERVE scm-serve "$P/.esc-scm.sock" / 1000
 defer "rm -f $P/.esc-scm.sock"
 sleep 0.5
 
