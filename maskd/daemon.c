@@ -293,7 +293,7 @@ child_close_others(int listen_fd, int conn)
 
 	(void)close(listen_fd);
 	(void)close(conn);
-	ab_unboxed_forget(unboxed);
+	ab_unboxed_free(unboxed);	/* the parent's watcher, not ours to hold */
 	unboxed = NULL;
 	for (i = 0; i < SESS_MAX; i++) {
 		if (!sessions[i].used)

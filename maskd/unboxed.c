@@ -481,35 +481,17 @@ fail:
 	return r;
 }
 
-void
-ab_unboxed_free(struct ab_unboxed *u)
-{
-	if (u == NULL)
-		return;
-	while (u->nh > 0)
-		release(u, u->nh - 1);
-	if (u->ep >= 0)
-		(void)close(u->ep);
-	if (u->nl >= 0)
-		(void)close(u->nl);
-	if (u->dir >= 0)
-		(void)close(u->dir);
-	if (u->lock >= 0)
-		(void)close(u->lock);	/* last: the lock says the files were true */
-	free(u);
-}
-
-void
-ab_unboxed_forget(struct ab_unboxed *u)
+/*
+ * close() only, never an epoll_ctl or a flock: in a forked child the epoll set, the lock
+ * and the socket are the parent's too (one open file each), and closing our copies
+ * changes nothing for it.  In the daemon, the lock goes last: it says the files were
+ * true until then.
+ */
+static void
+close_all(struct ab_unboxed *u)
 {
 	size_t i;
 
-	if (u == NULL)
-		return;
-	/* close() only: the epoll set, the lock and the socket are the parent's too (one
-	 * open file each, shared by the fork), and an epoll_ctl or a flock here would
-	 * change them under it.  Closing our copies changes nothing for the parent; keeping
-	 * them would keep its lock held after it is gone. */
 	for (i = 0; i < u->nh; i++)
 		(void)close(u->h[i].pidfd);
 	if (u->ep >= 0)
@@ -521,6 +503,13 @@ ab_unboxed_forget(struct ab_unboxed *u)
 	if (u->lock >= 0)
 		(void)close(u->lock);
 	free(u);
+}
+
+void
+ab_unboxed_free(struct ab_unboxed *u)
+{
+	if (u != NULL)
+		close_all(u);
 }
 
 int

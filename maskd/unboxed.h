@@ -27,11 +27,10 @@ struct ab_unboxed;
 /* Make DIR (mode 0700), drop what an earlier daemon left, listen to the process events,
  * then take the lock.  0, or -errno (-EBUSY: another daemon watches DIR). */
 int	ab_unboxed_open(const char *dir, struct ab_unboxed **out);
+/* Close and free.  Also what a forked child of the daemon (a session's reader) must do
+ * with its copy: it closes only, so nothing changes for the parent, and a copy kept would
+ * hold the lock after the daemon is gone (a new daemon could not take it). */
 void	ab_unboxed_free(struct ab_unboxed *u);
-/* In a child of the daemon (a session's reader): close its copies of the watcher's
- * fds, so that the lock is not held on by it once the daemon is gone (a new daemon
- * could not take it), and free the memory.  Changes nothing for the parent. */
-void	ab_unboxed_forget(struct ab_unboxed *u);
 /* The fd to poll for POLLIN: process events, and the end of a process we hold. */
 int	ab_unboxed_fd(const struct ab_unboxed *u);
 /* Take what is ready.  0, or -errno: the watcher can no longer be trusted (the caller
