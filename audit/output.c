@@ -703,6 +703,10 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 			    s->have_start ? "true" : "false");
 			top_print(o->f, 1, "paths", s->paths, filtered);
 			top_print(o->f, 1, "programs", s->progs, filtered);
+			/* Which sessions the completeness report's troubles touch, as in
+			 * the sessions view. */
+			lost_json(o->f, s);
+			trouble_json(o->f, rv, s);
 			fputs("}\n", o->f);
 			continue;
 		}
@@ -716,6 +720,7 @@ ab_out_summary(struct ab_out *o, const struct ab_review *rv)
 		fputs(": ", o->f);
 		denial_counts(o->f, s, filtered, " denials");
 		net_counts(o->f, s);
+		lost_mark(o->f, rv, s);
 		fputc('\n', o->f);
 		top_print(o->f, 0, "paths", s->paths, filtered);
 		top_print(o->f, 0, "programs", s->progs, filtered);

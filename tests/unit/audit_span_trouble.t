@@ -74,6 +74,13 @@ for e in fast auparse; do
 	like "$(grep '^401' "$tmp/out")" "[1 unreadable line(s) during it]" "$e: sessions: ... and its unreadable line"
 	like "$(grep '^401' "$tmp/out")" "[1 serial(s) missing during it]" "$e: sessions: ... and its missing serial"
 	unlike "$(grep '^402' "$tmp/out")" "[" "$e: sessions: 402's row has no mark"
+	run summary >/dev/null
+	like "$(grep '^session 401' "$tmp/out")" "[Landlock: 2 record(s) of its own missing" \
+		"$e: summary: session 401's line names its troubles too"
+	unlike "$(grep '^session 402' "$tmp/out")" "[" "$e: summary: 402's line has no mark"
+	run summary --json >/dev/null
+	like "$(grep '"session":401' "$tmp/out")" '"unreadable_lines":1}' \
+		"$e: summary --json: 401's span object"
 	run sessions --json >/dev/null
 	like "$(grep '"session":401' "$tmp/out")" '"span":{"serials_missing":1,"landlock_domains_short":1,"landlock_records_missing":2,"landlock_domains_unknown_short":1,"unreadable_lines":1}' \
 		"$e: sessions --json: 401's span object"
