@@ -1532,6 +1532,14 @@ ab_review_unreadable(struct ab_review *rv, const char *line, size_t len)
 	ab_marks_add(rv->marks, AB_MARK_UNREADABLE, placed, serial);
 }
 
+void
+ab_review_grouping(void *review, uint64_t serial)
+{
+	struct ab_review *rv = review;
+
+	ab_marks_add(rv->marks, AB_MARK_GROUPING, 1, serial);
+}
+
 int
 ab_session_serials(const struct ab_session *s, uint64_t *lo, uint64_t *hi)
 {
@@ -1557,6 +1565,7 @@ ab_session_trouble(const struct ab_review *rv, const struct ab_session *s,
 	    &t->serials_missing) == 0;
 	t->ll_unknown = ab_marks_in(rv->marks, AB_MARK_DOMAIN, lo, hi);
 	t->unreadable = ab_marks_in(rv->marks, AB_MARK_UNREADABLE, lo, hi);
+	t->grouping = ab_marks_in(rv->marks, AB_MARK_GROUPING, lo, hi);
 	return 0;
 }
 

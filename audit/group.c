@@ -74,6 +74,8 @@ struct ab_group {
 	size_t		 fifo_head, fifo_n;
 	struct ab_rec	 recs[AB_EVENT_MAXREC];
 	struct ab_group_stats st;
+	ab_trouble_fn	 trouble;	/* told the serial of each event not grouped whole */
+	void		*trouble_arg;
 };
 
 static uint64_t
@@ -97,6 +99,21 @@ ab_group_new(ab_event_fn fn, void *arg, struct ab_group **out)
 	g->arg = arg;
 	*out = g;
 	return 0;
+}
+
+void
+ab_group_on_trouble(struct ab_group *g, ab_trouble_fn fn, void *arg)
+{
+	g->trouble = fn;
+	g->trouble_arg = arg;
+}
+
+/* An event the window or the table could not keep whole: where it lies, for the spans. */
+static void
+trouble(struct ab_group *g, uint64_t serial)
+{
+	if (g->trouble != NULL)
+		g->trouble(g->trouble_arg, serial);
 }
 
 static void
@@ -192,8 +209,10 @@ append(struct ab_group *g, struct ev *e, const char *line, size_t len)
 static void
 window_close(struct ab_group *g, struct ev *e)
 {
-	if ((e->types & (1u << AB_T_LL_ACCESS)) && !(e->types & (1u << AB_T_SYSCALL)))
+	if ((e->types & (1u << AB_T_LL_ACCESS)) && !(e->types & (1u << AB_T_SYSCALL))) {
 		g->st.cut++;
+		trouble(g, e->serial);
+	}
 	close_event(g, e);
 }
 
@@ -281,20 +300,24 @@ ab_group_line(struct ab_group *g, const char *line, size_t len)
 	nh = hash_node(r.node);
 	if ((idx = find_slot(g, &r, nh)) == SIZE_MAX) {
 		g->st.late++;
+		trouble(g, r.serial);
 		g->st.events++;
 		g->fn(g->arg, &r, 1);
 		return 0;
 	}
 	e = &g->slot[idx];
 	if (e->open && (e->serial != r.serial || e->nodehash != nh)) {
+		trouble(g, e->serial);
 		close_event(g, e);	/* every way of the set open: the oldest goes */
 		g->st.evicted++;
 	}
 	if (!e->open) {
 		/* A serial we closed moments ago: this record is late, not a new event. */
 		if (e->closed_valid && e->serial == r.serial && e->nodehash == nh &&
-		    r.sec <= e->sec + 10)
+		    r.sec <= e->sec + 10) {
 			g->st.late++;
+			trouble(g, r.serial);
+		}
 		e->open = 1;
 		e->closed_valid = 0;
 		e->serial = r.serial;

@@ -629,6 +629,8 @@ main(int argc, char **argv)
 	if ((auparse_engine ? ab_aup_new(dump ? dump_event : ab_review_event, rv, &st.aup) :
 	    ab_group_new(dump ? dump_event : ab_review_event, rv, &st.g)) != 0)
 		die(EXIT_FATAL, "cannot set up the %s engine", auparse_engine ? "auparse" : "fast");
+	if (st.g != NULL)
+		ab_group_on_trouble(st.g, ab_review_grouping, rv);
 	if ((rd.buf = malloc(CHUNK + AB_LINE_MAX + 1)) == NULL)
 		die(EXIT_FATAL, "out of memory");
 

@@ -365,6 +365,8 @@ lost_mark(FILE *f, const struct ab_review *rv, const struct ab_session *s)
 		    "short during it" : "");
 	if (t.unreadable > 0)
 		fprintf(f, " [%ju unreadable line(s) during it]", (uintmax_t)t.unreadable);
+	if (t.grouping > 0)
+		fprintf(f, " [%ju event(s) not grouped whole during it]", (uintmax_t)t.grouping);
 }
 
 /* The span checks of the session's object: null where its span is unknown. */
@@ -384,9 +386,10 @@ trouble_json(FILE *f, const struct ab_review *rv, const struct ab_session *s)
 	else
 		fputs("null", f);
 	fprintf(f, ",\"landlock_domains_short\":%ju,\"landlock_records_missing\":%ju,"
-	    "\"landlock_domains_unknown_short\":%ju,\"unreadable_lines\":%ju}",
+	    "\"landlock_domains_unknown_short\":%ju,\"unreadable_lines\":%ju,"
+	    "\"ungrouped_events\":%ju}",
 	    (uintmax_t)t.ll_short, (uintmax_t)t.ll_missing, (uintmax_t)t.ll_unknown,
-	    (uintmax_t)t.unreadable);
+	    (uintmax_t)t.unreadable, (uintmax_t)t.grouping);
 }
 
 static void
@@ -997,6 +1000,7 @@ struct report {
 	uint64_t	 span_ll_short;	/* the selected sessions' own short domains */
 	uint64_t	 span_ll_unknown; /* domains of no known session ended in a span */
 	uint64_t	 span_unreadable; /* unreadable lines inside a span */
+	uint64_t	 span_grouping;	/* events not grouped whole inside a span */
 	size_t		 span_trouble_hit; /* selected sessions with any of the three */
 };
 
@@ -1045,11 +1049,12 @@ report_compute(const struct ab_facts *x, struct report *r)
 		r->span_missing += t.serials_missing;
 		r->span_gap_hit += t.serials_missing > 0;
 		r->span_ll_short += t.ll_short;
-		r->span_trouble_hit += t.ll_short + t.ll_unknown + t.unreadable > 0;
+		r->span_trouble_hit += t.ll_short + t.ll_unknown + t.unreadable + t.grouping > 0;
 	}
 	if (r->by_span) {
 		r->span_ll_unknown = ab_review_trouble_selected(x->rv, AB_MARK_DOMAIN);
 		r->span_unreadable = ab_review_trouble_selected(x->rv, AB_MARK_UNREADABLE);
+		r->span_grouping = ab_review_trouble_selected(x->rv, AB_MARK_GROUPING);
 	}
 }
 
@@ -1102,7 +1107,8 @@ trouble_problems(struct problems *p, const struct ab_facts *x, const struct repo
 
 	for (size_t i = 0; (s = ab_review_session(x->rv, i)) != NULL; i++) {
 		if (!ab_session_selected(x->rv, s) || ab_session_trouble(x->rv, s, &t) != 0 ||
-		    t.ll_short + t.ll_unknown + t.unreadable == 0 || shown++ >= SPAN_LINES)
+		    t.ll_short + t.ll_unknown + t.unreadable + t.grouping == 0 ||
+		    shown++ >= SPAN_LINES)
 			continue;
 		if (t.ll_short > 0)
 			problem(p, "session %ju: %ju Landlock domain(s) of its own counted more "
@@ -1115,10 +1121,16 @@ trouble_problems(struct problems *p, const struct ab_facts *x, const struct repo
 		if (t.unreadable > 0)
 			problem(p, "session %ju: %ju line(s) skipped as unreadable inside its span",
 			    (uintmax_t)s->ses, (uintmax_t)t.unreadable);
+		if (t.grouping > 0)
+			problem(p, "session %ju: %ju event(s) inside its span the review could not "
+			    "group whole (a record late, an event closed for room, or a Landlock "
+			    "event cut by the reading window: its halves are reported on their own)",
+			    (uintmax_t)s->ses, (uintmax_t)t.grouping);
 	}
 	if (shown > SPAN_LINES)
-		problem(p, "%zu more selected session(s) with a short Landlock domain or an "
-		    "unreadable line in their span", r->span_trouble_hit - SPAN_LINES);
+		problem(p, "%zu more selected session(s) with a short Landlock domain, an "
+		    "unreadable line or an event not grouped whole in their span",
+		    r->span_trouble_hit - SPAN_LINES);
 	if ((n = ab_review_unplaced(x->rv, AB_MARK_UNREADABLE)) > 0)
 		problem(p, "%ju line(s) skipped as unreadable name no serial: where they lie, "
 		    "and whose they were, cannot be told", (uintmax_t)n);
@@ -1212,13 +1224,14 @@ report_problems(struct problems *p, const struct ab_facts *x, const struct repor
 		    "bytes, %ju with NUL bytes)", (uintmax_t)(x->malformed + x->overlong),
 		    (uintmax_t)x->malformed, (uintmax_t)x->overlong, AB_LINE_MAX,
 		    (uintmax_t)x->nul_lines);
-	if (x->late > 0)
+	/* by_span: the fast engine placed each of these by its serial (trouble_problems). */
+	if (!r->by_span && x->late > 0)
 		problem(p, "%ju record(s) arrived after their event was closed (reported on their own)",
 		    (uintmax_t)x->late);
-	if (x->evicted > 0)
+	if (!r->by_span && x->evicted > 0)
 		problem(p, "%ju event(s) closed for room before their last record (any later "
 		    "record of theirs is reported on its own)", (uintmax_t)x->evicted);
-	if (x->cut > 0)
+	if (!r->by_span && x->cut > 0)
 		problem(p, "%ju Landlock event(s) closed by the reading window before their "
 		    "SYSCALL record (a later one is reported on its own, as a dac denial)",
 		    (uintmax_t)x->cut);
@@ -1273,6 +1286,10 @@ span_notes(FILE *f, const struct ab_facts *x, const struct report *r)
 	if (lines > in)
 		fprintf(f, "  note: %ju line(s) skipped as unreadable outside the selected "
 		    "session(s)' spans\n", (uintmax_t)(lines - in));
+	if (x->late + x->evicted + x->cut > r->span_grouping)
+		fprintf(f, "  note: %ju event(s) the review could not group whole lie outside the "
+		    "selected session(s)' spans (late, closed for room, or cut by the reading "
+		    "window)\n", (uintmax_t)(x->late + x->evicted + x->cut - r->span_grouping));
 }
 
 /* After the problems: the notes, the filters, and the verdict. */
@@ -1370,12 +1387,15 @@ report_json_tail(FILE *f, const struct ab_facts *x, const struct report *r, int 
 		fputs("null", f);
 	/* The same for short Landlock domains and unreadable lines (null: not by span). */
 	if (r->by_span)
-		fprintf(f, ",\"landlock_short_in_sessions\":%ju,\"unreadable_in_sessions\":%ju",
+		fprintf(f, ",\"landlock_short_in_sessions\":%ju,\"unreadable_in_sessions\":%ju,"
+		    "\"ungrouped_in_sessions\":%ju",
 		    (uintmax_t)(r->span_ll_short + r->span_ll_unknown),
 		    (uintmax_t)(r->span_unreadable +
-		    ab_review_unplaced(x->rv, AB_MARK_UNREADABLE)));
+		    ab_review_unplaced(x->rv, AB_MARK_UNREADABLE)),
+		    (uintmax_t)r->span_grouping);
 	else
-		fputs(",\"landlock_short_in_sessions\":null,\"unreadable_in_sessions\":null", f);
+		fputs(",\"landlock_short_in_sessions\":null,\"unreadable_in_sessions\":null,"
+		    "\"ungrouped_in_sessions\":null", f);
 	fprintf(f, ",\"landlock_domains_checked\":%ju,\"landlock_domains_open\":%ju,"
 	    "\"denials\":%ju,\"denials_before_filters\":%ju,\"filtered\":%s,"
 	    "\"sessions\":%zu,\"sessions_before_filters\":%zu,\"net_records\":%ju,"

@@ -124,6 +124,10 @@ struct ab_group_stats {
 struct ab_group;
 /* The streaming fast path: bounded memory, one pass.  See group.c for the rules. */
 int	ab_group_new(ab_event_fn fn, void *arg, struct ab_group **out);
+/* FN(ARG, SERIAL) for each record late, event evicted and Landlock event cut by the
+ * window (the stats' late, evicted, cut): the review judges them on the spans. */
+typedef void (*ab_trouble_fn)(void *arg, uint64_t serial);
+void	ab_group_on_trouble(struct ab_group *g, ab_trouble_fn fn, void *arg);
 /* One line (no newline).  Returns 0 or -EINVAL (not an audit record: the caller warns). */
 int	ab_group_line(struct ab_group *g, const char *line, size_t len);
 /* Close every open event (end of input, or --follow idle). */
@@ -457,8 +461,9 @@ struct ab_review_stats {
 /* ---- troubles by serial (span.c) -------------------------------------------------------- */
 
 /* AB_MARK_UNREADABLE: a line skipped as unreadable; AB_MARK_DOMAIN: a Landlock domain
- * of no known session that ended with fewer records in the log than its denials. */
-enum ab_mark { AB_MARK_UNREADABLE = 0, AB_MARK_DOMAIN, AB_MARK_N };
+ * of no known session that ended with fewer records in the log than its denials;
+ * AB_MARK_GROUPING: a record late, an event evicted or cut by the reading window. */
+enum ab_mark { AB_MARK_UNREADABLE = 0, AB_MARK_DOMAIN, AB_MARK_GROUPING, AB_MARK_N };
 struct ab_marks;
 int	ab_marks_new(struct ab_marks **out);
 void	ab_marks_free(struct ab_marks *m);
@@ -530,6 +535,7 @@ struct ab_span_trouble {
 	uint64_t	 ll_short, ll_missing;
 	uint64_t	 ll_unknown;
 	uint64_t	 unreadable;
+	uint64_t	 grouping;	/* records late, events evicted or cut by the window */
 };
 int	ab_session_trouble(const struct ab_review *rv, const struct ab_session *s,
 	    struct ab_span_trouble *t);
@@ -542,6 +548,8 @@ uint64_t ab_review_unplaced(const struct ab_review *rv, enum ab_mark k);
 /* A line the reader skipped as unreadable (malformed, too long, a NUL byte): kept by
  * the serial it names, when one can be read (ab_line_serial). */
 void	ab_review_unreadable(struct ab_review *rv, const char *line, size_t len);
+/* The ab_trouble_fn of the fast engine (ab_group_on_trouble), with the review as ARG. */
+void	ab_review_grouping(void *review, uint64_t serial);
 /* Refused logins the filters select (by user name and time; none under --session: they
  * have no session), in log order: the first AB_REFUSALS_MAX; all are counted. */
 #define AB_REFUSALS_MAX	1024
