@@ -1569,21 +1569,26 @@ ab_session_trouble(const struct ab_review *rv, const struct ab_session *s,
 	return 0;
 }
 
-uint64_t
-ab_review_trouble_selected(const struct ab_review *rv, enum ab_mark k)
+void
+ab_review_trouble_selected(const struct ab_review *rv, uint64_t in[AB_MARK_N])
 {
-	uint64_t (*spans)[2], n = 0, r;
+	uint64_t (*spans)[2];
 	const struct ab_session *s;
+	size_t n = 0;
+	int k;
 
-	if ((spans = calloc(rv->nses ? rv->nses : 1, sizeof(*spans))) == NULL)
-		return ab_marks_total(rv->marks, k);	/* all of them: never fewer */
+	if ((spans = calloc(rv->nses ? rv->nses : 1, sizeof(*spans))) == NULL) {
+		for (k = 0; k < AB_MARK_N; k++)
+			in[k] = ab_marks_total(rv->marks, k);	/* all of them: never fewer */
+		return;
+	}
 	for (size_t i = 0; (s = ab_review_session(rv, i)) != NULL; i++)
 		if (ab_session_selected(rv, s) &&
 		    ab_session_serials(s, &spans[n][0], &spans[n][1]) == 0)
 			n++;
-	r = ab_marks_in_union(rv->marks, k, spans, n);
+	for (k = 0; k < AB_MARK_N; k++)
+		in[k] = ab_marks_in_union(rv->marks, k, spans, n);
 	free(spans);
-	return r;
 }
 
 uint64_t

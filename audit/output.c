@@ -1052,9 +1052,12 @@ report_compute(const struct ab_facts *x, struct report *r)
 		r->span_trouble_hit += t.ll_short + t.ll_unknown + t.unreadable + t.grouping > 0;
 	}
 	if (r->by_span) {
-		r->span_ll_unknown = ab_review_trouble_selected(x->rv, AB_MARK_DOMAIN);
-		r->span_unreadable = ab_review_trouble_selected(x->rv, AB_MARK_UNREADABLE);
-		r->span_grouping = ab_review_trouble_selected(x->rv, AB_MARK_GROUPING);
+		uint64_t in[AB_MARK_N];
+
+		ab_review_trouble_selected(x->rv, in);
+		r->span_ll_unknown = in[AB_MARK_DOMAIN];
+		r->span_unreadable = in[AB_MARK_UNREADABLE];
+		r->span_grouping = in[AB_MARK_GROUPING];
 	}
 }
 

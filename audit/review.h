@@ -541,9 +541,9 @@ int	ab_session_trouble(const struct ab_review *rv, const struct ab_session *s,
 	    struct ab_span_trouble *t);
 /* S's span as serials [*LO, *HI]; -ENOENT without a start.  HI is UINT64_MAX while open. */
 int	ab_session_serials(const struct ab_session *s, uint64_t *lo, uint64_t *hi);
-/* Troubles (AB_MARK_*) inside the union of the selected sessions' spans, each once, and
- * the ones whose serial could not be read. */
-uint64_t ab_review_trouble_selected(const struct ab_review *rv, enum ab_mark k);
+/* Troubles of each kind (IN[AB_MARK_*]) inside the union of the selected sessions'
+ * spans, each counted once; ab_review_unplaced: those whose serial could not be read. */
+void	ab_review_trouble_selected(const struct ab_review *rv, uint64_t in[AB_MARK_N]);
 uint64_t ab_review_unplaced(const struct ab_review *rv, enum ab_mark k);
 /* A line the reader skipped as unreadable (malformed, too long, a NUL byte): kept by
  * the serial it names, when one can be read (ab_line_serial). */

@@ -167,23 +167,25 @@ lock_registry(struct ab_sess *s)
 }
 
 /* What a box is kept by: the user's policy in force (ab_policy_user_digest), not the
- * policy files, so another user's enrolment or a comment does not end the box. */
+ * policy files, so another user's enrolment or a comment does not end the box.  Hashed
+ * once per login: the decision and the registration both ask. */
 static int
-box_digest(struct ab_sess *s, char hex[2 * AB_DIGEST_LEN + 1])
+box_digest(struct ab_sess *s)
 {
 	unsigned char d[AB_DIGEST_LEN];
 	int r;
 
+	if (s->box_digest[0] != '\0')
+		return 0;
 	if ((r = ab_policy_user_digest(s->pol, d)) != 0)
 		return ab_sess_fail(s, r, "the digest of %s's policy: %s", s->user, strerror(-r));
-	ab_digest_hex(d, hex);
+	ab_digest_hex(d, s->box_digest);
 	return 0;
 }
 
 int
 ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how *how)
 {
-	char hex[2 * AB_DIGEST_LEN + 1];
 	struct box_entry e;
 	const char *reason;
 	int fd, pidfd, r;
@@ -201,10 +203,10 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	if (r != 0)
 		return ab_sess_fail(s, r, "%s/%u: unreadable box registry: %s", AB_BOX_DIR,
 		    (unsigned)s->uid, strerror(-r));
-	if ((r = box_digest(s, hex)) != 0)
+	if ((r = box_digest(s)) != 0)
 		return r;
 	pidfd = open_box_init(s, &e);
-	if (pidfd >= 0 && strcmp(hex, e.digest) == 0 && strcmp(s->user, e.user) == 0) {
+	if (pidfd >= 0 && strcmp(s->box_digest, e.digest) == 0 && strcmp(s->user, e.user) == 0) {
 		*how = AB_BOX_JOIN;
 		s->box_pidfd = pidfd;
 		s->init_pid = e.pid;
@@ -246,7 +248,7 @@ ab_box_join(struct ab_sess *s)
 int
 ab_box_register(struct ab_sess *s)
 {
-	char hex[2 * AB_DIGEST_LEN + 1], line[256];
+	char line[256];
 	unsigned long long ticks;
 	int n, r;
 
@@ -254,11 +256,11 @@ ab_box_register(struct ab_sess *s)
 	if ((r = start_ticks(s->procfd, s->init_pid, &ticks)) != 0)
 		return ab_sess_fail(s, r, "start time of pid 1 %d: %s", (int)s->init_pid,
 		    strerror(-r));
-	if ((r = box_digest(s, hex)) != 0)
+	if ((r = box_digest(s)) != 0)
 		return r;
 	/* The user name is the policy's kind ([a-z_][a-z0-9_-]*, short): no blanks. */
 	n = snprintf(line, sizeof(line), "%s %d %llu %s %lld %s\n", s->box_id,
-	    (int)s->init_pid, ticks, hex, (long long)time(NULL), s->user);
+	    (int)s->init_pid, ticks, s->box_digest, (long long)time(NULL), s->user);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return ab_sess_fail(s, -ENAMETOOLONG, "box registry line of %s too long", s->user);
 	if (ftruncate(s->box_lock, 0) == -1 || pwrite(s->box_lock, line, (size_t)n, 0) != n)

@@ -61,6 +61,8 @@ struct ab_sess {
 	int			 box_pidfd;	/* persist, joining: the box's pid 1, or -1 */
 	int			 joined;	/* 1: this login joined a running box */
 	char			 box_id[16];	/* persist: the box's id ("" without persist) */
+	char			 box_digest[2 * AB_DIGEST_LEN + 1]; /* persist: what the box is
+						 * kept by, hex ("" until box.c needs it) */
 	char			 why[512];	/* reason of the first failure, for the auth log */
 };
 

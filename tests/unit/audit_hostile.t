@@ -171,21 +171,7 @@ like "$json" 'not checked for serial gaps' "1,100 nodes: JSON names the reason"
 # can do that): its record alone, 16,400 one-record events, then its SYSCALL and EOE.
 # The window closes the first half; the report must say so, not let the second pass as
 # a denial of its own with nothing said.
-python3 - "$tmp/cut.log" <<'PY'
-import sys
-out = open(sys.argv[1], "w")
-t = "1796032879.100"
-out.write('type=UNKNOWN[1423] msg=audit(%s:100): domain=1a2b blockers=fs.read_file '
-          'path="/srv/x" dev="vda" ino=7\n' % t)
-for i in range(16400):
-    out.write("type=USER_CMD msg=audit(%s:%d): pid=1 uid=0 auid=0 ses=1 msg='cmd=x "
-              "res=success'\n" % (t, 101 + i))
-out.write('type=SYSCALL msg=audit(%s:100): arch=c000003e syscall=257 success=no exit=-13 '
-          'a0=ffffff9c a1=1 a2=0 a3=0 items=1 ppid=1 pid=50 auid=1001 uid=1001 gid=1001 '
-          'euid=1001 suid=1001 fsuid=1001 egid=1001 sgid=1001 fsgid=1001 tty=(none) ses=9 '
-          'comm="cat" exe="/usr/bin/cat" key="agentbox"\n' % t)
-out.write("type=EOE msg=audit(%s:100): \n" % t)
-PY
+python3 "$TOP/tests/fixtures/gen/cut-event.py" 1796032879.100 1001 9 > "$tmp/cut.log"
 run "$tmp/cut.log"
 is "$rc" 1 "halves past the window: not complete (exit 1)"
 like "$out" "1 Landlock event(s) closed by the reading window before their SYSCALL record" \

@@ -98,24 +98,16 @@ like "$(cat "$tmp/out")" "1 line(s) skipped as unreadable name no serial" "... s
 # An event the fast engine could not group whole (a Landlock denial's two halves further
 # apart than the reading window) inside session 601's span, none in 602's after it:
 # 601 is told, 602 is COMPLETE with a note (the storm of audit_storm.t made one in CI).
-python3 - "$tmp/cut.log" <<'PY'
-import sys
+python3 - "$tmp/cut.log" "$TOP/tests/fixtures/gen/cut-event.py" <<'PY'
+import subprocess, sys
 out = open(sys.argv[1], "w")
 t = "1796400000.100"
 def sess(op, serial, ses, uid, user):
     extra = ' tty="" rhost="" digest=' + "0" * 64 + ' network=none masks=1 protects=1 init_pid=7 new_ses=yes' if op == "start" else " init_pid=7 reason=logout"
     out.write("type=TRUSTED_APP msg=audit(%s:%d): pid=7 uid=0 auid=%d ses=%d msg='op=agentbox-session-%s ses=%d user=\"%s\" uid=%d service=\"su\"%s lost=0 backlog=0 backlog_limit=8192 exe=\"?\" hostname=? addr=? terminal=? res=success'\n" % (t, serial, uid, ses, op, ses, user, uid, extra))
 sess("start", 99, 601, 1601, "abt_c1")
-out.write('type=UNKNOWN[1423] msg=audit(%s:100): domain=1a2b blockers=fs.read_file '
-          'path="/srv/x" dev="vda" ino=7\n' % t)
-for i in range(16400):
-    out.write("type=USER_CMD msg=audit(%s:%d): pid=1 uid=0 auid=0 ses=1 msg='cmd=x "
-              "res=success'\n" % (t, 101 + i))
-out.write('type=SYSCALL msg=audit(%s:100): arch=c000003e syscall=257 success=no exit=-13 '
-          'a0=ffffff9c a1=1 a2=0 a3=0 items=1 ppid=1 pid=50 auid=1601 uid=1601 gid=1601 '
-          'euid=1601 suid=1601 fsuid=1601 egid=1601 sgid=1601 fsgid=1601 tty=(none) ses=601 '
-          'comm="cat" exe="/usr/bin/cat" key="agentbox"\n' % t)
-out.write("type=EOE msg=audit(%s:100): \n" % t)
+out.flush()
+subprocess.run([sys.executable, sys.argv[2], t, "1601", "601"], stdout=out, check=True)
 sess("end", 16501, 601, 1601, "abt_c1")
 sess("start", 16502, 602, 1602, "abt_c2")
 sess("end", 16503, 602, 1602, "abt_c2")
