@@ -46,6 +46,7 @@
 #include "daemon.h"
 #include "handoff.h"
 #include "maskd.h"
+#include "netpool.h"
 #include "unboxed.h"
 
 /* fanotify's max_user_groups (128 here) allows 64 sessions of two groups each. */
@@ -65,6 +66,7 @@ struct sess {
 static struct sess sessions[SESS_MAX];
 static const struct ab_maskd_serve_opts *opts;
 static struct ab_unboxed *unboxed;	/* NULL: not watching, every login is refused */
+static struct ab_netpool *netpool;	/* NULL: none kept, logins make their own */
 static char unboxed_dir[108];
 
 static void __attribute__((format(printf, 2, 3)))
@@ -295,6 +297,8 @@ child_close_others(int listen_fd, int conn)
 	(void)close(conn);
 	ab_unboxed_free(unboxed);	/* the parent's watcher, not ours to hold */
 	unboxed = NULL;
+	ab_netpool_free(netpool);	/* namespaces for other boxes */
+	netpool = NULL;
 	for (i = 0; i < SESS_MAX; i++) {
 		if (!sessions[i].used)
 			continue;
@@ -336,6 +340,61 @@ take_watch(int conn, const char *arg)
 	reply(conn, "ok");
 }
 
+/*
+ * "netns" (handoff.h): one namespace of the pool, out of it before it is sent and closed
+ * here after, whatever the send did: it is never offered twice.  An empty pool is a
+ * refusal the module answers by making its own.
+ */
+static void
+give_netns(int conn)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { "ok", 2 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+	    .msg_controllen = sizeof(ctl.b) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (netpool == NULL || (fd = ab_netpool_take(netpool)) < 0) {
+		reply(conn, "refused no network namespace ready");
+		return;
+	}
+	memset(ctl.b, 0, sizeof(ctl.b));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(conn, &mh, MSG_NOSIGNAL) != 2)
+		say(LOG_WARNING, "send a network namespace to the PAM module: %m");
+	(void)close(fd);
+}
+
+/* The pool full again after a take (about 0.4 ms a namespace, between logins).  A
+ * failure is said once until a fill succeeds: logins make their own meanwhile.  Only a
+ * fill that could not come back to the host's namespace is fatal. */
+static int
+netpool_refill(void)
+{
+	static int last;
+	int r;
+
+	if (netpool == NULL || ab_netpool_ready(netpool) == AB_NETPOOL_MAX)
+		return 0;
+	if ((r = ab_netpool_fill(netpool)) == -ENOTRECOVERABLE) {
+		say(LOG_ERR, "making a network namespace: cannot return to the host's: exiting");
+		return r;
+	}
+	if (r != 0 && r != last)
+		say(LOG_WARNING, "cannot make network namespaces ahead (%s): logins make their "
+		    "own", strerror(-r));
+	last = r;
+	return 0;
+}
+
 /* One hand-off on CONN: a reader for the session, or a refusal with the reason. */
 static void
 take_session(int listen_fd, int conn)
@@ -358,6 +417,10 @@ take_session(int listen_fd, int conn)
 	if ((len = receive(conn, buf, sizeof(buf) - 1, fds, &nfds)) < 0) {
 		close_fds(fds, nfds);
 		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
+		return;
+	}
+	if (nfds == 0 && len == 5 && memcmp(buf, "netns", 5) == 0) {
+		give_netns(conn);
 		return;
 	}
 	if (nfds == 0 && strncmp(buf, "watch ", 6) == 0) {
@@ -553,6 +616,13 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		return 1;
 	}
 	watcher_start();
+	/* The pool before the control socket too: a login that finds the socket finds
+	 * namespaces ready (the fds are kept across daemon()'s fork). */
+	if ((r = ab_netpool_new(AB_NETPOOL_MAX, &netpool)) != 0)
+		say(LOG_WARNING, "no pool of network namespaces (%s): logins make their own",
+		    strerror(-r));
+	if (netpool_refill() != 0)
+		return 1;
 	if ((listen_fd = listen_on(o->control)) < 0) {
 		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-listen_fd));
 		return 1;
@@ -610,5 +680,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		}
 		if (p[0].revents != 0)
 			accept_one(listen_fd);
+		if (netpool_refill() != 0)
+			return 1;	/* every reader sees us go and ends its session */
 	}
 }

@@ -50,25 +50,35 @@ struct marks {
 };
 
 int
-ab_livemask_connect(struct ab_sess *s)
+ab_maskd_dial(const struct ab_sess *s)
 {
 	struct timeval tv = { AB_MASKD_TIMEOUT_MS / 1000, (AB_MASKD_TIMEOUT_MS % 1000) * 1000 };
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd, e;
 
 	if (strlen(s->maskd_path) >= sizeof(sun.sun_path))
-		return ab_sess_fail(s, -ENAMETOOLONG, WHO ": control path too long");
+		return -ENAMETOOLONG;
 	strcpy(sun.sun_path, s->maskd_path);
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		return ab_sess_fail(s, -errno, WHO ": socket: %s", strerror(errno));
+		return -errno;
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		e = errno;
 		close(fd);
-		return ab_sess_fail(s, -e, WHO " is not taking sessions (live masks cannot be "
-		    "enforced): connect %s: %s", s->maskd_path, strerror(e));
+		return -e;
 	}
+	return fd;
+}
+
+int
+ab_livemask_connect(struct ab_sess *s)
+{
+	int fd;
+
+	if ((fd = ab_maskd_dial(s)) < 0)
+		return ab_sess_fail(s, fd, WHO " is not taking sessions (live masks cannot be "
+		    "enforced): connect %s: %s", s->maskd_path, strerror(-fd));
 	s->maskd_fd = fd;
 	return 0;
 }

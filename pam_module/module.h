@@ -41,6 +41,8 @@ struct ab_sess {
 	uint32_t		 masks;
 	uint32_t		 protects;
 	uint32_t		 walked;	/* entries the mask walk visited (debug line) */
+	const char		*netns_how;	/* step 3: pooled, made, shared, host (debug line) */
+	int			 pooled_netns;	/* agentbox-maskd's namespace for step 3, or -1 */
 	pid_t			 init_pid;	/* host pid of the session's pid 1 */
 	int			 init_pidfd;	/* pidfd of it: kill and reap without pid reuse */
 	int			 netd_fd;	/* proxy: connected to agentbox-netd, or -1 */
@@ -74,7 +76,11 @@ int	ab_sess_fail(struct ab_sess *s, int r, const char *fmt, ...)
  * of the user runs outside a box (maskd/unboxed.h), or while nobody watches. */
 int	ab_unboxed_check(struct ab_sess *s);
 
-/* netns.c: enter the network namespace the policy asks for (before the mount ns). */
+/* netns.c: ab_netns_take_pooled, for a policy whose box has a namespace of its own
+ * (loopback, proxy): one made ahead by agentbox-maskd into s->pooled_netns, or -1 there
+ * (never a failure: step 3 then makes one).  ab_netns_enter: enter the network namespace
+ * the policy asks for (before the mount namespace). */
+void	ab_netns_take_pooled(struct ab_sess *s);
 int	ab_netns_enter(struct ab_sess *s);
 
 /*
@@ -97,6 +103,9 @@ int	ab_netd_handoff(struct ab_sess *s);
  * or learn; trees on overlayfs keep the login-time masks, and refuse a learning login.
  */
 int	ab_livemask_connect(struct ab_sess *s);
+/* A connection to agentbox-maskd's control socket (s->maskd_path), with its timeouts:
+ * the fd, or -errno; says nothing (each caller knows what a failure means to it). */
+int	ab_maskd_dial(const struct ab_sess *s);
 int	ab_livemask_handoff(struct ab_sess *s);
 
 /* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */

@@ -320,8 +320,9 @@ log_confined(const struct ab_sess *s, const struct sess_clock *c)
 		n += (size_t)w;
 	}
 	pam_syslog(s->pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
-	    "%u protects, %u entries walked, policy load %ld us, then %ld us (cumulative: %s)",
-	    s->user, s->ses, (int)s->init_pid, s->masks, s->protects, s->walked, c->load_us,
+	    "%u protects, %u entries walked, netns %s, policy load %ld us, then %ld us "
+	    "(cumulative: %s)", s->user, s->ses, (int)s->init_pid, s->masks, s->protects,
+	    s->walked, s->netns_how != NULL ? s->netns_how : "joined", c->load_us,
 	    elapsed_us(&c->t_open), steps);
 }
 
@@ -398,6 +399,7 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->run = a->run;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
 	s->netd_fd = s->maskd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
+	s->pooled_netns = -1;
 	s->maskd_path = a->maskd;
 }
 
@@ -407,7 +409,8 @@ static void
 sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
-	    &s->init_pidfd, &s->netd_fd, &s->maskd_fd, &s->box_lock, &s->box_pidfd };
+	    &s->init_pidfd, &s->netd_fd, &s->maskd_fd, &s->box_lock, &s->box_pidfd,
+	    &s->pooled_netns };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -490,6 +493,10 @@ host_side_opens(struct ab_sess *s)
 	 * before any namespace is made: a daemon that is down refuses at once). */
 	if (s->pol->network == AB_NET_PROXY && (r = ab_netd_connect(s)) != 0)
 		return r;
+	/* For step 3: a network namespace made ahead, if agentbox-maskd has one.  Before
+	 * the next connection to it: the daemon takes one connection at a time, and that
+	 * one sends its message only at step 7. */
+	ab_netns_take_pooled(s);
 	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
 	 * mask has nothing for it to decide, unless it learns. */
 	if (s->pol->mask.n != 0 || s->pol->learn == AB_YES)

@@ -67,22 +67,16 @@ daemon_watches(struct ab_sess *s, int dir)
 static int
 ask_watch(struct ab_sess *s)
 {
-	struct timeval tv = { AB_MASKD_TIMEOUT_MS / 1000, (AB_MASKD_TIMEOUT_MS % 1000) * 1000 };
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char msg[32], reply[AB_MASKD_REPLY_MAX + 1];
 	ssize_t n;
 	int fd, r = 0;
 
-	if (strlen(s->maskd_path) >= sizeof(sun.sun_path))
-		return ab_sess_fail(s, -ENAMETOOLONG, WHO ": control path too long");
-	strcpy(sun.sun_path, s->maskd_path);
 	n = snprintf(msg, sizeof(msg), "watch %u", (unsigned)s->uid);
-	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		return ab_sess_fail(s, -errno, WHO ": socket: %s", strerror(errno));
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
-	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    send(fd, msg, (size_t)n, MSG_NOSIGNAL) != n ||
+	if ((fd = ab_maskd_dial(s)) < 0)
+		return ab_sess_fail(s, fd, WHO " did not take the watch of uid %u: connect %s: "
+		    "%s", (unsigned)s->uid, s->maskd_path, strerror(-fd));
+	errno = 0;
+	if (send(fd, msg, (size_t)n, MSG_NOSIGNAL) != n ||
 	    (n = recv(fd, reply, sizeof(reply) - 1, 0)) <= 0)
 		r = ab_sess_fail(s, errno != 0 ? -errno : -ECONNRESET, WHO " did not take the "
 		    "watch of uid %u: %s", (unsigned)s->uid, errno != 0 ? strerror(errno) :
