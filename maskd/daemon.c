@@ -382,7 +382,7 @@ netpool_refill(void)
 	static int last;
 	int r;
 
-	if (netpool == NULL || ab_netpool_ready(netpool) == AB_NETPOOL_MAX)
+	if (netpool == NULL || ab_netpool_ready(netpool) == opts->netns_pool)
 		return 0;
 	if ((r = ab_netpool_fill(netpool)) == -ENOTRECOVERABLE) {
 		say(LOG_ERR, "making a network namespace: cannot return to the host's: exiting");
@@ -618,7 +618,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 	watcher_start();
 	/* The pool before the control socket too: a login that finds the socket finds
 	 * namespaces ready (the fds are kept across daemon()'s fork). */
-	if ((r = ab_netpool_new(AB_NETPOOL_MAX, &netpool)) != 0)
+	if (o->netns_pool != 0 && (r = ab_netpool_new(o->netns_pool, &netpool)) != 0)
 		say(LOG_WARNING, "no pool of network namespaces (%s): logins make their own",
 		    strerror(-r));
 	if (netpool_refill() != 0)

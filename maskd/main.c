@@ -2,7 +2,7 @@
  * agentbox-maskd: the live-mask enforcer.
  *
  *   agentbox-maskd --daemon [--foreground] [--control PATH] [--history-max N]
- *                  [--learn-max N]
+ *                  [--learn-max N] [--netns-pool N]
  *
  * The daemon (daemon.c): takes each session from the PAM module, supervises its reader,
  * ends the session if enforcement stops.  The standalone form below serves one set of
@@ -31,6 +31,7 @@
 #include "daemon.h"
 #include "handoff.h"
 #include "maskd.h"
+#include "netpool.h"
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -50,6 +51,7 @@ struct args {
 	const char	*home, *ready, *control;
 	size_t		 history_max, learn_max;
 	int		 daemon, foreground;
+	int		 netns_pool;	/* -1: the default */
 };
 
 static void
@@ -84,6 +86,7 @@ parse(int argc, char **argv, struct args *a)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "history-max", required_argument, NULL, 'x' },
 		{ "learn-max", required_argument, NULL, 'l' },
+		{ "netns-pool", required_argument, NULL, 'n' },
 		{ "daemon", no_argument, NULL, 'D' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "control", required_argument, NULL, 'c' },
@@ -110,6 +113,12 @@ parse(int argc, char **argv, struct args *a)
 			if ((a->history_max = count(optarg)) == 0)
 				die("--history-max %s: not a positive number", optarg);
 			break;
+		case 'n':	/* 0: no namespaces made ahead (tests: logins make their own) */
+			if (strlen(optarg) != 1 || optarg[0] < '0' ||
+			    optarg[0] > '0' + AB_NETPOOL_MAX)
+				die("--netns-pool %s: 0 to %d", optarg, AB_NETPOOL_MAX);
+			a->netns_pool = optarg[0] - '0';
+			break;
 		case 'l':	/* tests: a learning session's table fills early */
 			if ((a->learn_max = count(optarg)) == 0)
 				die("--learn-max %s: not a positive number", optarg);
@@ -131,7 +140,7 @@ parse(int argc, char **argv, struct args *a)
 int
 main(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = { .netns_pool = -1 };
 	struct ab_maskd_decider *d;
 	struct ab_maskd_stats st;
 	struct ab_maskrec_stats rs;
@@ -149,6 +158,7 @@ main(int argc, char **argv)
 			.control = a.control != NULL ? a.control : AB_MASKD_CONTROL,
 			.foreground = a.foreground, .history_max = a.history_max,
 			.learn_max = a.learn_max,
+			.netns_pool = a.netns_pool < 0 ? AB_NETPOOL_MAX : (size_t)a.netns_pool,
 		};
 
 		return ab_maskd_serve(&o);
