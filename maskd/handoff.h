@@ -13,6 +13,10 @@
  * a learning session, the learning group (maskd/learn.c).  The marks are in place when
  * it is sent: every open through the session's mounts already waits for the daemon.
  * The reply: "ok", or "refused WHY".
+ *
+ * Two other one-line requests, without fds: "watch UID" (unboxed.h; reply "ok" or
+ * "refused WHY"), and "netns" (netpool.h): "ok" with one fd, a network namespace made
+ * ahead that is now the caller's alone, or "refused WHY" (the caller makes its own).
  */
 #ifndef AB_MASKD_HANDOFF_H
 #define AB_MASKD_HANDOFF_H

@@ -86,12 +86,15 @@ int	ab_netns_enter(struct ab_sess *s);
 /*
  * netd.c, network = proxy only (netd-spec.md section 3).  ab_netd_connect: connect to
  * agentbox-netd's control socket into s->netd_fd, while the host's /run is still in
- * view (the world replaces it).  ab_netd_handoff, DESIGN step 7: the box's listeners in
- * the session's network namespace, the open message with them and the pidfd of pid 1,
- * the daemon's "ok" within AB_NETD_TIMEOUT_MS; our copies closed whatever it says.
+ * view (the world replaces it).  DESIGN step 7 in two halves, so that agentbox-maskd's
+ * hand-off runs between them: ab_netd_send, the box's listeners in the session's
+ * network namespace and the open message with them and the pidfd of pid 1 (our copies
+ * of the listeners closed whatever happens); ab_netd_await, the daemon's "ok" within
+ * AB_NETD_TIMEOUT_MS, and the connection closed.  No "ok", no session.
  */
 int	ab_netd_connect(struct ab_sess *s);
-int	ab_netd_handoff(struct ab_sess *s);
+int	ab_netd_send(struct ab_sess *s);
+int	ab_netd_await(struct ab_sess *s);
 
 /*
  * livemask.c: live masks (maskd/README.md).  ab_livemask_connect: connect to

@@ -9,6 +9,9 @@
  * session is the listener's, which the box cannot forge.  The pidfd of the box's pid 1
  * goes with them: the session ends for the daemon when it becomes readable.
  *
+ * Sent (ab_netd_send) before agentbox-maskd's hand-off and answered (ab_netd_await) after
+ * it, so that the two daemons take the session at the same time (bench/README.md).
+ *
  * The control socket is connected before the world is built (ab_netd_connect): the world
  * replaces /run, and its path with it.  The socket carries SO_SNDTIMEO and SO_RCVTIMEO,
  * so neither a full backlog, a stuck send nor a silent daemon holds a login longer than
@@ -193,17 +196,28 @@ await_ok(struct ab_sess *s)
 }
 
 int
-ab_netd_handoff(struct ab_sess *s)
+ab_netd_send(struct ab_sess *s)
 {
 	struct handoff h = { .nfds = 0 };
 	int r;
 
 	if (s->netd_fd == -1)
 		return ab_sess_fail(s, -ENOTCONN, WHO ": not connected");
-	if ((r = make_listeners(s, &h)) == 0 && (r = send_open(s, &h)) == 0)
-		r = await_ok(s);
+	if ((r = make_listeners(s, &h)) == 0)
+		r = send_open(s, &h);
 	/* The daemon holds its own copies now (or the session is refused): ours go. */
 	handoff_close(&h);
+	return r;
+}
+
+int
+ab_netd_await(struct ab_sess *s)
+{
+	int r;
+
+	if (s->netd_fd == -1)
+		return ab_sess_fail(s, -ENOTCONN, WHO ": not connected");
+	r = await_ok(s);
 	close(s->netd_fd);
 	s->netd_fd = -1;
 	return r;

@@ -531,15 +531,19 @@ build_steps(struct ab_sess *s, struct sess_clock *clk, const char *cwd)
 	if ((r = timed(clk, STEP_PID1, ab_reaper_start(s))) != 0)
 		return r;
 	/* 7. Hand-off to host-side helpers: the session's mounts, marked, to agentbox-maskd
-	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd.
+	 * (masks decided at every open from now on); proxy's listeners to agentbox-netd,
+	 * sent first and answered last, so both daemons work at once (the debug line's
+	 * maskd step includes the send, its netd step is the wait for the answer).
 	 * A learning session's recorder is agentbox-maskd's too.  Not for trees on
 	 * overlayfs (agentbox run --ephemeral, a container's root): fanotify cannot mark
 	 * them, and those sessions keep the login-time masks only, or are refused when
 	 * learning; see ab_livemask_handoff and README, Limitations. */
+	if (s->pol->network == AB_NET_PROXY && (r = ab_netd_send(s)) != 0)
+		goto kill;
 	if ((r = timed(clk, STEP_MASKD, ab_livemask_handoff(s))) != 0)
 		goto kill;
 	if ((r = timed(clk, STEP_NETD, s->pol->network == AB_NET_PROXY ?
-	    ab_netd_handoff(s) : 0)) != 0)
+	    ab_netd_await(s) : 0)) != 0)
 		goto kill;
 	/* 8. The session plan, then /run/agentbox sealed read-only. */
 	if ((r = ab_planfile_write(s)) != 0 ||
