@@ -62,6 +62,7 @@ struct sess {
 };
 
 #define WATCH_RETRY_MS	1000	/* a watcher that failed to start is started again */
+#define NETPOOL_IDLE_MS	5	/* idle this long: one more namespace for the pool */
 
 static struct sess sessions[SESS_MAX];
 static const struct ab_maskd_serve_opts *opts;
@@ -373,26 +374,42 @@ give_netns(int conn)
 	(void)close(fd);
 }
 
-/* The pool full again after a take (about 0.4 ms a namespace, between logins).  A
- * failure is said once until a fill succeeds: logins make their own meanwhile.  Only a
- * fill that could not come back to the host's namespace is fatal. */
+/*
+ * One more namespace for the pool, when the daemon has been idle for NETPOOL_IDLE_MS:
+ * never while a login waits on this daemon (making one takes ~0.4 ms of this thread),
+ * and one at a time, so a login that comes meanwhile waits for one at most.  A failure
+ * is said once until one succeeds: logins make their own meanwhile.  Only a make that
+ * could not come back to the host's namespace is fatal.
+ */
+static int netpool_last;	/* the last make's result: a failing one is retried slowly */
+
 static int
-netpool_refill(void)
+netpool_make(void)
 {
-	static int last;
 	int r;
 
-	if (netpool == NULL || ab_netpool_ready(netpool) == opts->netns_pool)
+	if (netpool == NULL || ab_netpool_full(netpool))
 		return 0;
-	if ((r = ab_netpool_fill(netpool)) == -ENOTRECOVERABLE) {
+	if ((r = ab_netpool_make(netpool)) == -ENOTRECOVERABLE) {
 		say(LOG_ERR, "making a network namespace: cannot return to the host's: exiting");
 		return r;
 	}
-	if (r != 0 && r != last)
+	if (r != 0 && r != netpool_last)
 		say(LOG_WARNING, "cannot make network namespaces ahead (%s): logins make their "
 		    "own", strerror(-r));
-	last = r;
+	netpool_last = r;
 	return 0;
+}
+
+/* How long poll waits: for ever, but for the watcher's retry and the pool's refill. */
+static int
+poll_timeout(void)
+{
+	if (unboxed == NULL)
+		return WATCH_RETRY_MS;
+	if (netpool != NULL && !ab_netpool_full(netpool))
+		return netpool_last == 0 ? NETPOOL_IDLE_MS : WATCH_RETRY_MS;
+	return -1;
 }
 
 /* One hand-off on CONN: a reader for the session, or a refusal with the reason. */
@@ -621,8 +638,9 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 	if (o->netns_pool != 0 && (r = ab_netpool_new(o->netns_pool, &netpool)) != 0)
 		say(LOG_WARNING, "no pool of network namespaces (%s): logins make their own",
 		    strerror(-r));
-	if (netpool_refill() != 0)
-		return 1;
+	for (i = 0; i < o->netns_pool; i++)
+		if (netpool_make() != 0)
+			return 1;
 	if ((listen_fd = listen_on(o->control)) < 0) {
 		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-listen_fd));
 		return 1;
@@ -657,7 +675,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		/* Not watching (it failed to start: the lock held by a daemon still going
 		 * away, no connector): every login is refused until it starts, so try again
 		 * each second. */
-		if ((n = poll(p, np, unboxed != NULL ? -1 : WATCH_RETRY_MS)) == -1) {
+		if ((n = poll(p, np, poll_timeout())) == -1) {
 			if (errno == EINTR)
 				continue;
 			say(LOG_ERR, "poll: %m");
@@ -680,7 +698,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		}
 		if (p[0].revents != 0)
 			accept_one(listen_fd);
-		if (netpool_refill() != 0)
+		if (n == 0 && netpool_make() != 0)
 			return 1;	/* every reader sees us go and ends its session */
 	}
 }

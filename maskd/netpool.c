@@ -93,15 +93,15 @@ make_one(const struct ab_netpool *p)
 }
 
 int
-ab_netpool_fill(struct ab_netpool *p)
+ab_netpool_make(struct ab_netpool *p)
 {
 	int fd;
 
-	while (p->n < p->max) {
-		if ((fd = make_one(p)) < 0)
-			return fd;
-		p->fd[p->n++] = fd;
-	}
+	if (p->n == p->max)
+		return 0;
+	if ((fd = make_one(p)) < 0)
+		return fd;
+	p->fd[p->n++] = fd;
 	return 0;
 }
 
@@ -113,10 +113,10 @@ ab_netpool_take(struct ab_netpool *p)
 	return p->fd[--p->n];
 }
 
-size_t
-ab_netpool_ready(const struct ab_netpool *p)
+int
+ab_netpool_full(const struct ab_netpool *p)
 {
-	return p->n;
+	return p->n == p->max;
 }
 
 void

@@ -21,14 +21,14 @@ struct ab_netpool;
 /* A pool of up to MAX (1..AB_NETPOOL_MAX) namespaces, empty; it remembers the network
  * namespace it is made in (the host's), which every fill returns to.  0 or -errno. */
 int	ab_netpool_new(size_t max, struct ab_netpool **out);
-/* Make namespaces until the pool is full.  0, or the first failure's -errno (the pool
- * keeps what it made).  Still in the namespace the pool was made in either way, or
- * -ENOTRECOVERABLE: the caller is now in another one and must not go on. */
-int	ab_netpool_fill(struct ab_netpool *p);
+/* Make one namespace if the pool is not full (about 0.4 ms).  0, or -errno.  Still in
+ * the namespace the pool was made in either way, or -ENOTRECOVERABLE: the caller is now
+ * in another one and must not go on. */
+int	ab_netpool_make(struct ab_netpool *p);
 /* One namespace's fd, the caller's alone, or -ENOENT when the pool is empty. */
 int	ab_netpool_take(struct ab_netpool *p);
-/* How many are ready. */
-size_t	ab_netpool_ready(const struct ab_netpool *p);
+/* Is the pool full? */
+int	ab_netpool_full(const struct ab_netpool *p);
 /* Close everything (NULL is fine): the daemon's forked readers hold none of it. */
 void	ab_netpool_free(struct ab_netpool *p);
 
