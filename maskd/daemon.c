@@ -375,9 +375,10 @@ give_netns(int conn)
 }
 
 /*
- * One more namespace for the pool, when the daemon has been idle for NETPOOL_IDLE_MS:
- * never while a login waits on this daemon (making one takes ~0.4 ms of this thread),
- * and one at a time, so a login that comes meanwhile waits for one at most.  A failure
+ * One more namespace for the pool, after a hand-off or when the daemon has been idle for
+ * NETPOOL_IDLE_MS: not between a login's take and its hand-off (making one takes ~0.4 ms
+ * of this thread), and one at a time, so a login that comes meanwhile waits for one at
+ * most.  A failure
  * is said once until one succeeds: logins make their own meanwhile.  Only a make that
  * could not come back to the host's namespace is fatal.
  */
@@ -412,8 +413,9 @@ poll_timeout(void)
 	return -1;
 }
 
-/* One hand-off on CONN: a reader for the session, or a refusal with the reason. */
-static void
+/* One request on CONN: a hand-off (a reader for the session, or a refusal with the
+ * reason), a watch, or a network namespace.  1 for the last, else 0. */
+static int
 take_session(int listen_fd, int conn)
 {
 	static char buf[AB_MASKD_MSG_MAX + 1];
@@ -429,21 +431,21 @@ take_session(int listen_fd, int conn)
 
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1 || cred.uid != 0) {
 		say(LOG_WARNING, "hand-off from uid %d refused: root only", (int)cred.uid);
-		return;
+		return 0;
 	}
 	if ((len = receive(conn, buf, sizeof(buf) - 1, fds, &nfds)) < 0) {
 		close_fds(fds, nfds);
 		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
-		return;
+		return 0;
 	}
 	if (nfds == 0 && len == 5 && memcmp(buf, "netns", 5) == 0) {
 		give_netns(conn);
-		return;
+		return 1;
 	}
 	if (nfds == 0 && strncmp(buf, "watch ", 6) == 0) {
 		buf[len] = '\0';
 		take_watch(conn, buf + 6);
-		return;
+		return 0;
 	}
 	memset(&m, 0, sizeof(m));
 	if (nfds < AB_MASKD_FD_MOUNT + 1 || (r = ab_maskd_open_parse(buf, (size_t)len, &m)) != 0 ||
@@ -451,21 +453,21 @@ take_session(int listen_fd, int conn)
 		close_fds(fds, nfds);
 		ab_maskd_open_free(&m);
 		reply(conn, "refused malformed hand-off (%zu fds)", nfds);
-		return;
+		return 0;
 	}
 	if ((s = free_slot()) == NULL) {
 		close_fds(fds, nfds);
 		reply(conn, "refused %d sessions already enforced", SESS_MAX);
 		say(LOG_ERR, "ses %u refused: %d sessions already", m.ses, SESS_MAX);
 		ab_maskd_open_free(&m);
-		return;
+		return 0;
 	}
 	if ((pid = fork()) == -1) {
 		r = errno;
 		close_fds(fds, nfds);
 		reply(conn, "refused fork: %s", strerror(r));
 		ab_maskd_open_free(&m);
-		return;
+		return 0;
 	}
 	if (pid == 0) {
 		child_close_others(listen_fd, conn);
@@ -489,6 +491,7 @@ take_session(int listen_fd, int conn)
 	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = fds[AB_MASKD_FD_TRACK] = -1; /* in *s */
 	close_fds(fds, nfds);
 	ab_maskd_open_free(&m);
+	return 0;
 }
 
 /* The reader of S is gone: reap it; if its session still runs, end it. */
@@ -600,19 +603,21 @@ unboxed_path(const char *path)
 	return n < 0 || (size_t)n >= sizeof(unboxed_dir) ? -ENAMETOOLONG : 0;
 }
 
-static void
+/* One connection's request; 1 if it took a network namespace of the pool. */
+static int
 accept_one(int listen_fd)
 {
 	struct timeval tv = { 1, 0 };
-	int conn;
+	int conn, took = 0;
 
 	if ((conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
-		return;
+		return 0;
 	/* A module that connects and sends nothing must not hold every other login. */
 	if (setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0 &&
 	    setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0)
-		take_session(listen_fd, conn);
+		took = take_session(listen_fd, conn);
 	(void)close(conn);
+	return took;
 }
 
 int
@@ -696,9 +701,11 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 			else if (p[i].fd == who[i]->pid1)
 				pid1_gone(who[i]);
 		}
-		if (p[0].revents != 0)
-			accept_one(listen_fd);
-		if (n == 0 && netpool_make() != 0)
-			return 1;	/* every reader sees us go and ends its session */
+		/* The pool's refill: after a hand-off (the login that took a namespace has
+		 * no more to ask of us), or when idle (a login without masks hands nothing
+		 * off); never right after a take, which its login's hand-off follows. */
+		if (p[0].revents != 0 ? !accept_one(listen_fd) : n == 0)
+			if (netpool_make() != 0)
+				return 1;	/* every reader sees us go and ends its session */
 	}
 }
