@@ -28,6 +28,46 @@ same(const char *a, const char *b, size_t n, int fold)
 	return 1;
 }
 
+/*
+ * The middle P[0..N) of a last component, from its first special byte to its last: the
+ * longest run of plain bytes in it must appear in any name it matches.  Only '*' and
+ * '?' are understood here: a middle holding a '[' class (whose bytes are not literal)
+ * gets no run, which only costs the matcher a call.
+ */
+static void
+longest_run(struct prefilter *f, const char *p, size_t n)
+{
+	size_t i, at = 0, best = 0, best_at = 0;
+
+	if (memchr(p, '[', n) != NULL)
+		return;
+	for (i = 0; i <= n; i++) {
+		if (i < n && p[i] != '*' && p[i] != '?')
+			continue;
+		if (i - at > best) {
+			best = i - at;
+			best_at = at;
+		}
+		at = i + 1;
+	}
+	if (best > 0) {
+		f->mid = p + best_at;
+		f->nmid = best;
+	}
+}
+
+/* Does NAME[0..N) hold F's middle run anywhere? */
+static int
+holds_mid(const struct prefilter *f, const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + f->nmid <= n; i++)
+		if (same(name + i, f->mid, f->nmid, f->fold))
+			return 1;
+	return 0;
+}
+
 void
 ab_prefilter_make(struct prefilter *f, const char *pat, unsigned int flags)
 {
@@ -60,6 +100,8 @@ ab_prefilter_make(struct prefilter *f, const char *pat, unsigned int flags)
 	f->npre = first - start;
 	f->suf = last == SIZE_MAX ? pat + len : pat + last + 1;
 	f->nsuf = (size_t)(pat + len - f->suf);
+	if (last != SIZE_MAX)
+		longest_run(f, pat + first, last + 1 - first);
 }
 
 int
@@ -70,5 +112,6 @@ ab_prefilter_pass(const struct prefilter *f, const char *name, size_t n)
 	if (f->literal)
 		return n == f->npre && same(name, f->pre, n, f->fold);
 	return n >= f->npre + f->nsuf && same(name, f->pre, f->npre, f->fold) &&
-	    same(name + n - f->nsuf, f->suf, f->nsuf, f->fold);
+	    same(name + n - f->nsuf, f->suf, f->nsuf, f->fold) &&
+	    (f->mid == NULL || holds_mid(f, name + f->npre, n - f->npre - f->nsuf));
 }

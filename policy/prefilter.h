@@ -17,7 +17,10 @@
  * pattern's last component must match the entry's own name: a literal last component
  * must equal it; otherwise the name must start with the literal text before the first
  * '*', '?', '[' and end with the literal text after the last '*', '?' or class-closing
- * ']'.  A last component with a '\' escape, or "**", is not filtered.
+ * ']'; and, when the part between those holds no '[' class, its longest literal run
+ * must appear in the name between them ("*.tfstate.*" needs ".tfstate.": without it,
+ * that one pattern sent every name to the matcher, 1.5 us each, three quarters of a
+ * login's walk).  A last component with a '\' escape, or "**", is not filtered.
  * With AB_PATTERN_CASEFOLD (policy.h) the literal text is compared in either ASCII case,
  * as the matcher does.
  */
@@ -25,6 +28,8 @@ struct prefilter {
 	const char	*pat;
 	const char	*pre, *suf;	/* into pat; NULL: no filter */
 	size_t		 npre, nsuf;
+	const char	*mid;		/* into pat: a literal run between them; NULL: none */
+	size_t		 nmid;
 	int		 literal;	/* the last component has no special byte */
 	int		 fold;		/* AB_PATTERN_CASEFOLD */
 };

@@ -105,6 +105,8 @@ main(void)
 		{ "x/**", "x/y" }, { "**/y", "a/b/y" }, { "\\*lit", "*lit" },
 		{ ".aws/**", ".aws/credentials" }, { "*", "anything" }, { "**", "q/r" },
 		{ "a*b*c", "aXbYc" }, { "[!a]x", "bx" }, { "e]nd", "e]nd" },
+		{ "*.tfstate.*", "prod.tfstate.backup" }, { "*.tfstate.*", ".tfstate." },
+		{ "a*bc*d", "abcd" }, { "*x?yz*", "QxAyzR" }, { "*a[b]c*d*", "aXbcYdZ" },
 	};
 	/* Case variants the walk must see through (FINDINGS F3). */
 	static const struct { const char *pat, *rel; } folded[] = {
@@ -112,6 +114,7 @@ main(void)
 		{ "id_rsa*", "Id_RSA" }, { "secrets/", "SECRETS" }, { "/build", "BUILD" },
 		{ "**/.git/config", "x/.GIT/Config" }, { "*.key~", "A.KEY~" },
 		{ "[a-c]d_rsa", "Bd_RSA" }, { ".env.*", ".ENV.Local" }, { "*.env", "PROD.ENV" },
+		{ "*.tfstate.*", "Prod.TFState.1" },
 	};
 	long asked = 0, bad;
 	size_t i;
@@ -135,6 +138,13 @@ main(void)
 	ok(rejects("*.pem", "main.c", 0), "'*.pem' rejects main.c");
 	ok(rejects("id_*", "index.js", 0), "'id_*' rejects index.js");
 	ok(rejects("**/.git/config", "package.json", 0), "'**/.git/config' rejects package.json");
+	ok(rejects("*.tfstate.*", "file12.js", 0) && rejects("*.tfstate.*", "a.tfstate", 0) &&
+	    rejects("a*bc*d", "abd", 0) && rejects("*x?yz*", "xyqz", 0),
+	    "a literal run between wildcards must be in the name ('*.tfstate.*' rejects "
+	    "file12.js and a.tfstate)");
+	ok(rejects("*.tfstate.*", "file12.js", AB_PATTERN_CASEFOLD) &&
+	    !rejects("*.tfstate.*", "X.TFSTATE.y", AB_PATTERN_CASEFOLD),
+	    "casefold: the run is compared in either case");
 	ok(!rejects("**", "whatever", 0) && !rejects("a\\*b", "zzz", 0),
 	    "'**' and escaped patterns are not filtered");
 	ok(rejects(".env", "main.c", AB_PATTERN_CASEFOLD) &&
