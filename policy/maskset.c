@@ -12,7 +12,9 @@
  * absolute paths, compared as strings exactly as the PAM walk always compared them.
  *
  * Cost: the prefilter (prefilter.h) turns most (pattern, name) pairs away before the
- * matcher runs.  It is only sound for an entry whose parents did not match in that
+ * matcher runs, and an index by a name's first and last byte (a bit per pattern that
+ * a name with those ends may pass) turns most patterns away before the prefilter does:
+ * with the default masks, a name like "index.js" is asked of a handful, not ~90.  It is only sound for an entry whose parents did not match in that
  * tree's frame; ab_maskset_match's contract gives that for the part of the path inside
  * the walked tree, and ab_maskset_new decides once, for each tree, the part above it
  * (its root as seen from each enclosing tree: `covered`).
@@ -20,6 +22,7 @@
 #define _GNU_SOURCE	/* memrchr */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +38,9 @@ struct tree {
 struct ab_maskset {
 	struct prefilter *f;		/* one per pattern */
 	size_t		  npat;
+	size_t		  words;	/* per byte in each index: (npat + 63) / 64 */
+	uint64_t	 *by_first;	/* [byte * words + i / 64]: pattern i may pass a name */
+	uint64_t	 *by_last;	/*   starting (ending) with that byte */
 	unsigned int	  flags;	/* AB_PATTERN_CASEFOLD | AB_MASKSET_UNDECORATE */
 	struct tree	 *t;		/* home, then projects (ab_trees_path) */
 	size_t		  ntrees;
@@ -56,12 +62,54 @@ match_name(const struct ab_maskset *m, const char *rel, const char *name, size_t
     int is_dir)
 {
 	unsigned int pflags = m->flags & AB_PATTERN_CASEFOLD;
-	size_t i;
+	const uint64_t *a, *z;
+	uint64_t cand;
+	size_t w, i;
 
-	for (i = 0; i < m->npat; i++)
-		if (ab_prefilter_pass(&m->f[i], name, len) &&
-		    ab_pattern_match_flags(m->f[i].pat, rel, is_dir, pflags))
-			return 1;
+	if (len == 0) {		/* no ends to index by (a walk never asks): every pattern */
+		for (i = 0; i < m->npat; i++)
+			if (ab_prefilter_pass(&m->f[i], name, len) &&
+			    ab_pattern_match_flags(m->f[i].pat, rel, is_dir, pflags))
+				return 1;
+		return 0;
+	}
+	a = m->by_first + (size_t)(unsigned char)name[0] * m->words;
+	z = m->by_last + (size_t)(unsigned char)name[len - 1] * m->words;
+	for (w = 0; w < m->words; w++) {
+		for (cand = a[w] & z[w]; cand != 0; cand &= cand - 1) {
+			i = w * 64 + (size_t)__builtin_ctzll(cand);
+			if (ab_prefilter_pass(&m->f[i], name, len) &&
+			    ab_pattern_match_flags(m->f[i].pat, rel, is_dir, pflags))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The index of match_name: each pattern's bit under every first and last byte its
+ * prefilter lets through. */
+static int
+index_ends(struct ab_maskset *m)
+{
+	unsigned char first[256], last[256];
+	size_t i, b;
+
+	m->words = (m->npat + 63) / 64;
+	m->by_first = calloc(256 * m->words + 1, sizeof(*m->by_first));
+	m->by_last = calloc(256 * m->words + 1, sizeof(*m->by_last));
+	if (m->by_first == NULL || m->by_last == NULL)
+		return -ENOMEM;
+	for (i = 0; i < m->npat; i++) {
+		memset(first, 0, sizeof(first));
+		memset(last, 0, sizeof(last));
+		ab_prefilter_ends(&m->f[i], first, last);
+		for (b = 0; b < 256; b++) {
+			if (first[b])
+				m->by_first[b * m->words + i / 64] |= UINT64_C(1) << (i % 64);
+			if (last[b])
+				m->by_last[b * m->words + i / 64] |= UINT64_C(1) << (i % 64);
+		}
+	}
 	return 0;
 }
 
@@ -180,6 +228,10 @@ ab_maskset_new(const struct ab_strv *patterns, const char *home,
 	}
 	for (i = 0; i < m->npat; i++)
 		ab_prefilter_make(&m->f[i], patterns->v[i], flags & AB_PATTERN_CASEFOLD);
+	if ((r = index_ends(m)) != 0) {
+		ab_maskset_free(m);
+		return r;
+	}
 	for (i = 0; i < m->ntrees; i++) {
 		m->t[i].path = ab_trees_path(home, projects, i);
 		m->t[i].len = m->t[i].path != NULL ? strlen(m->t[i].path) : 0;
@@ -200,6 +252,8 @@ ab_maskset_free(struct ab_maskset *m)
 {
 	if (m != NULL) {
 		free(m->f);
+		free(m->by_first);
+		free(m->by_last);
 		free(m->t);
 	}
 	free(m);

@@ -115,3 +115,37 @@ ab_prefilter_pass(const struct prefilter *f, const char *name, size_t n)
 	    same(name + n - f->nsuf, f->suf, f->nsuf, f->fold) &&
 	    (f->mid == NULL || holds_mid(f, name + f->npre, n - f->npre - f->nsuf));
 }
+
+/* Byte B may be there (and its other case, folding). */
+static void
+allow(unsigned char t[256], unsigned char b, int fold)
+{
+	t[b] = 1;
+	if (fold && b >= 'a' && b <= 'z')
+		t[b - 'a' + 'A'] = 1;
+	else if (fold && b >= 'A' && b <= 'Z')
+		t[b - 'A' + 'a'] = 1;
+}
+
+void
+ab_prefilter_ends(const struct prefilter *f, unsigned char first[256],
+    unsigned char last[256])
+{
+	const char *a = NULL, *z = NULL;	/* NULL: any byte */
+
+	if (f->pre != NULL && f->literal) {
+		a = f->pre;
+		z = f->pre + f->npre - 1;
+	} else if (f->pre != NULL) {
+		a = f->npre > 0 ? f->pre : NULL;
+		z = f->nsuf > 0 ? f->suf + f->nsuf - 1 : NULL;
+	}
+	if (a == NULL)
+		memset(first, 1, 256);
+	else
+		allow(first, (unsigned char)*a, f->fold);
+	if (z == NULL)
+		memset(last, 1, 256);
+	else
+		allow(last, (unsigned char)*z, f->fold);
+}

@@ -39,5 +39,10 @@ void	ab_prefilter_make(struct prefilter *f, const char *pat, unsigned int flags)
 /* 0 only if PAT cannot match an entry called NAME, of length LEN (whose parents did
  * not match). */
 int	ab_prefilter_pass(const struct prefilter *f, const char *name, size_t len);
+/* The bytes a name F passes may start and end with: FIRST[b] and LAST[b] set to 1 for
+ * each such byte b (both cases under AB_PATTERN_CASEFOLD; every byte where F does not
+ * say), the rest left alone.  The mask set indexes its patterns by them. */
+void	ab_prefilter_ends(const struct prefilter *f, unsigned char first[256],
+	    unsigned char last[256]);
 
 #endif /* AB_POLICY_PREFILTER_H */

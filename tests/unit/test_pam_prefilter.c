@@ -45,14 +45,33 @@ static int
 consistent(const char *pat, const char *rel, unsigned int flags)
 {
 	struct prefilter f;
-	int d;
+	unsigned char first[256] = { 0 }, last[256] = { 0 };
+	const char *name = base(rel);
+	size_t n = strlen(name);
+	struct ab_strv pats = { 0 }, projects = { 0 };
+	struct ab_maskset *m = NULL;
+	int d, r = 1;
 
 	ab_prefilter_make(&f, pat, flags);
-	for (d = 0; d <= 1; d++)
-		if (walk_match(pat, rel, d, flags) == 1 &&
-		    !ab_prefilter_pass(&f, base(rel), strlen(base(rel))))
-			return 0;
-	return 1;
+	ab_prefilter_ends(&f, first, last);
+	/* The mask set as walks use it (its index by a name's ends, then this prefilter),
+	 * one tree at /p holding REL. */
+	if (ab_strv_push(&pats, pat) != 0 || ab_strv_push(&projects, "/p") != 0 ||
+	    ab_maskset_new(&pats, NULL, &projects, flags & AB_PATTERN_CASEFOLD, &m) != 0)
+		r = 0;
+	for (d = 0; r && d <= 1; d++) {
+		if (walk_match(pat, rel, d, flags) != 1)
+			continue;
+		if (!ab_prefilter_pass(&f, name, n) ||
+		    (n > 0 && (!first[(unsigned char)name[0]] ||
+		    !last[(unsigned char)name[n - 1]])) ||
+		    ab_maskset_match(m, 1, rel, d) != 1)
+			r = 0;
+	}
+	ab_maskset_free(m);
+	ab_strv_free(&pats);
+	ab_strv_free(&projects);
+	return r;
 }
 
 static int
