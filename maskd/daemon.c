@@ -378,9 +378,8 @@ give_netns(int conn)
  * One more namespace for the pool, after a hand-off or when the daemon has been idle for
  * NETPOOL_IDLE_MS: not between a login's take and its hand-off (making one takes ~0.4 ms
  * of this thread), and one at a time, so a login that comes meanwhile waits for one at
- * most.  A failure
- * is said once until one succeeds: logins make their own meanwhile.  Only a make that
- * could not come back to the host's namespace is fatal.
+ * most.  A failure is said once until one succeeds: logins make their own meanwhile.
+ * Only a make that could not come back to the host's namespace is fatal.
  */
 static int netpool_last;	/* the last make's result: a failing one is retried slowly */
 

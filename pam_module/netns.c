@@ -100,6 +100,8 @@ recv_one_fd(int fd)
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > 2)
+			n = 2;	/* cannot be: ctl holds two (MSG_CTRUNC) */
 		memcpy(fds, CMSG_DATA(c), n * sizeof(int));
 		for (i = 0; i < n; i++) {
 			if (got == -1 && n == 1)
@@ -108,7 +110,8 @@ recv_one_fd(int fd)
 				(void)close(fds[i]);
 		}
 	}
-	if (len != 2 || memcmp(reply, "ok", 2) != 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	if (len != 2 || memcmp(reply, "ok", 2) != 0 ||
+	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (got != -1)
 			(void)close(got);
 		return -1;
@@ -116,16 +119,30 @@ recv_one_fd(int fd)
 	return got;
 }
 
+/* Is the namespace with stat GOT the one at PATH?  A PATH that does not exist holds
+ * none (the shared `none` one may not be pinned yet); one we cannot stat otherwise may
+ * be it, for all we know, and says yes. */
+static int
+same_ns(const struct stat *got, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return errno != ENOENT;
+	return got->st_dev == st.st_dev && got->st_ino == st.st_ino;
+}
+
 /*
  * A namespace of agentbox-maskd's pool, or -1 when there is none to take (no daemon, an
- * empty pool, an answer that is not one network namespace other than ours): the box then
+ * empty pool, an answer that is not one network namespace of its own): the box then
  * makes its own, as without a pool, so the pool never decides whether a login opens.
- * The namespace we are in is the host's (or the login's): a pooled one must differ.
+ * Not ours (the host's, or the login's), nor the shared `none` one, whose lo must stay
+ * down (step 3 brings a pooled one's up if it is not).
  */
 static int
 pooled_netns(struct ab_sess *s)
 {
-	struct stat ours, got;
+	struct stat got;
 	int conn, fd;
 
 	if (s->maskd_path == NULL || (conn = ab_maskd_dial(s)) < 0)
@@ -133,8 +150,7 @@ pooled_netns(struct ab_sess *s)
 	fd = send(conn, "netns", 5, MSG_NOSIGNAL) == 5 ? recv_one_fd(conn) : -1;
 	(void)close(conn);
 	if (fd >= 0 && (!is_netns(fd) || fstat(fd, &got) == -1 ||
-	    stat("/proc/thread-self/ns/net", &ours) == -1 ||
-	    (got.st_dev == ours.st_dev && got.st_ino == ours.st_ino))) {
+	    same_ns(&got, "/proc/thread-self/ns/net") || same_ns(&got, AB_NETNS_NONE))) {
 		pam_syslog(s->pamh, LOG_WARNING, "agentbox-maskd sent something that is not a "
 		    "new network namespace: making one here");
 		(void)close(fd);

@@ -98,8 +98,9 @@ is "$(netns_how)" "made" "... in a namespace made at login (debug line: netns ma
 [ "$(head -1 <<<"$out")" != "$host_ns" ]; check $? "... not the host's"
 
 ## 4. Whatever answers on the socket: only a new network namespace is taken
-# A stand-in for the daemon that answers "netns" with the host's own namespace, then with
-# /dev/null: the module must refuse both and make its own.  It holds the watcher's lock
+# A stand-in for the daemon that answers "netns" with the host's own namespace, with the
+# shared one of `network = none`, then with /dev/null: the module must refuse each and
+# make its own.  It holds the watcher's lock
 # so the login's first question (maskd/unboxed.h) is answered, and refuses every other
 # hand-off, so the login is refused later, at step 7 (masks need the real daemon).
 kill "$E2E_MASKD_PID"; sleep 0.2
@@ -113,7 +114,8 @@ path = "/run/agentbox-maskd/control"
 try: os.unlink(path)
 except FileNotFoundError: pass
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.bind(path); s.listen(8)
-fd = os.open("/proc/self/ns/net" if what == "host" else "/dev/null", os.O_RDONLY)
+fd = os.open({"host": "/proc/self/ns/net", "none": "/run/agentbox-netns/none"}.get(what,
+             "/dev/null"), os.O_RDONLY)
 while True:
     c, _ = s.accept()
     m = c.recv(65536)
@@ -126,7 +128,12 @@ EOF
 	FAKE=$!
 	i=0; until [ -S /run/agentbox-maskd/control ] && [ $i -gt 2 ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i+1)); done
 }
-for what in host devnull; do
+# The shared namespace of `network = none` (lo down for every such box): pinned here as
+# the first `none` login would pin it.
+mkdir -p -m 0700 /run/agentbox-netns && touch /run/agentbox-netns/none &&
+    unshare --net=/run/agentbox-netns/none true || e2e_die "pin a none namespace"
+defer "umount /run/agentbox-netns/none; rm -f /run/agentbox-netns/none"
+for what in host none devnull; do
 	rm -f /run/agentbox-maskd/control
 	fake_maskd "$what"
 	pam_authlog_since

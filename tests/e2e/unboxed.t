@@ -70,10 +70,20 @@ defer "kill -KILL $bad 2>/dev/null"
 wait_state -n; check $? "the daemon saw the process outside a box at once"
 names_first "$bad" "... and names it in the uid's state file"
 pam_authlog_since
+e2e_audit_since
 out=$(login 'echo IN')
 [[ $out != *IN* ]]; check $? "a login is refused while it runs"
 pam_authlog_find "refusing session of $U: 1 process\(es\) of $U run outside any box \(pid $bad " >/dev/null
 check $? "... with one auth-log line naming the process"
+# The same refusal on the audit record, its reason hex-encoded by libaudit (it has spaces).
+rec=$(e2e_audit_find - "op=agentbox-session-refused user=\"$U\" service=\"su\"")
+check $? "... and with its op=agentbox-session-refused audit record"
+why=$($PY -c '
+import re, sys
+m = re.search(r" reason=(\"[^\"]*\"|[0-9A-F]+)", sys.stdin.read())
+v = m.group(1) if m else ""
+print(v.strip("\"") if v.startswith("\"") else bytes.fromhex(v).decode("utf-8", "replace"))' <<<"$rec")
+like "$why" "run outside any box (pid $bad " "... whose reason names the process"
 kill -KILL $bad; wait $bad 2>/dev/null
 wait_state; check $? "the process gone: the state file is empty again"
 like "$(login 'echo IN')" "IN" "... and logins are let in again"
