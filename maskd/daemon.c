@@ -41,6 +41,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -62,12 +63,21 @@ struct sess {
 };
 
 #define WATCH_RETRY_MS	1000	/* a watcher that failed to start is started again */
+/* Connections waiting for their message: a login connects before it builds its world
+ * (the world hides the socket's path) and sends at step 7, after its mask walk; one
+ * slow walk must not hold every other login, nor be refused for its length. */
+#define PENDING_MAX	16
+#define PENDING_MS	30000	/* a walk is bounded (1,000,000 entries: ~0.5 s) */
 #define NETPOOL_IDLE_MS	5	/* idle this long: one more namespace for the pool */
 
 static struct sess sessions[SESS_MAX];
 static const struct ab_maskd_serve_opts *opts;
 static struct ab_unboxed *unboxed;	/* NULL: not watching, every login is refused */
 static struct ab_netpool *netpool;	/* NULL: none kept, logins make their own */
+static struct pending {
+	int		 fd;		/* -1: free */
+	long long	 deadline;	/* CLOCK_MONOTONIC ms */
+} pending[PENDING_MAX];
 static char unboxed_dir[108];
 
 static void __attribute__((format(printf, 2, 3)))
@@ -296,6 +306,9 @@ child_close_others(int listen_fd, int conn)
 
 	(void)close(listen_fd);
 	(void)close(conn);
+	for (i = 0; i < PENDING_MAX; i++)	/* other logins' connections */
+		if (pending[i].fd >= 0 && pending[i].fd != conn)
+			(void)close(pending[i].fd);
 	ab_unboxed_free(unboxed);	/* the parent's watcher, not ours to hold */
 	unboxed = NULL;
 	ab_netpool_free(netpool);	/* namespaces for other boxes */
@@ -437,6 +450,8 @@ take_session(int listen_fd, int conn)
 		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
 		return 0;
 	}
+	if (len == 0 && nfds == 0)
+		return 0;	/* hung up unsent: a login refused before its step 7 */
 	if (nfds == 0 && len == 5 && memcmp(buf, "netns", 5) == 0) {
 		give_netns(conn);
 		return 1;
@@ -602,32 +617,95 @@ unboxed_path(const char *path)
 	return n < 0 || (size_t)n >= sizeof(unboxed_dir) ? -ENAMETOOLONG : 0;
 }
 
-/* One connection's request; 1 if it took a network namespace of the pool. */
-static int
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A new connection waits in pending[] for its message (or is refused: too many). */
+static void
 accept_one(int listen_fd)
 {
 	struct timeval tv = { 1, 0 };
-	int conn, took = 0;
+	size_t i;
+	int conn;
 
 	if ((conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
-		return 0;
-	/* A module that connects and sends nothing must not hold every other login. */
-	if (setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0 &&
-	    setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0)
-		took = take_session(listen_fd, conn);
+		return;
+	/* Once its message is there, neither its read nor our reply may hold the rest. */
+	if (setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
+	    setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1) {
+		(void)close(conn);
+		return;
+	}
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (pending[i].fd < 0) {
+			pending[i] = (struct pending){ conn, now_ms() + PENDING_MS };
+			return;
+		}
+	}
+	reply(conn, "refused %d logins already waiting", PENDING_MAX);
+	say(LOG_WARNING, "a login refused: %d connections already wait for their message",
+	    PENDING_MAX);
 	(void)close(conn);
+}
+
+/* Pending connection I's message is there (or it hung up): serve it, then it goes.
+ * 1 if it took a network namespace of the pool. */
+static int
+serve_pending(int listen_fd, size_t i)
+{
+	int took = take_session(listen_fd, pending[i].fd);
+
+	(void)close(pending[i].fd);
+	pending[i].fd = -1;
 	return took;
+}
+
+/* Close the connections that sent nothing in PENDING_MS; ms until the next deadline
+ * (or -1: none waits). */
+static int
+pending_expire(void)
+{
+	long long now = now_ms(), next = -1;
+	size_t i;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (pending[i].fd < 0)
+			continue;
+		if (pending[i].deadline <= now) {
+			say(LOG_WARNING, "a connection sent nothing in %d ms: closed", PENDING_MS);
+			(void)close(pending[i].fd);
+			pending[i].fd = -1;
+		} else if (next < 0 || pending[i].deadline - now < next)
+			next = pending[i].deadline - now;
+	}
+	return next < 0 ? -1 : (int)next;
+}
+
+/* The sooner of two poll timeouts (-1: for ever). */
+static int
+sooner(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
 int
 ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 {
-	struct pollfd p[2 + 2 * SESS_MAX];
-	struct sess *who[2 + 2 * SESS_MAX];
-	size_t i, np;
-	int listen_fd, n, r;
+	struct pollfd p[2 + 2 * SESS_MAX + PENDING_MAX];
+	struct sess *who[2 + 2 * SESS_MAX + PENDING_MAX];
+	size_t pend[2 + 2 * SESS_MAX + PENDING_MAX];	/* for a pending entry: its slot */
+	size_t i, np, nsess;
+	int listen_fd, n, r, refill;
 
 	opts = o;
+	for (i = 0; i < PENDING_MAX; i++)
+		pending[i].fd = -1;
 	openlog("agentbox-maskd", LOG_PID | (o->foreground ? LOG_PERROR : 0), LOG_DAEMON);
 	/* The watcher first: once the control socket exists, a login finds it watching
 	 * (a login between the two was refused as "not watching, or starting").  Its
@@ -676,10 +754,18 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 				p[np++] = (struct pollfd){ .fd = s->pid1, .events = POLLIN };
 			}
 		}
+		nsess = np;
+		for (i = 0; i < PENDING_MAX; i++) {
+			if (pending[i].fd < 0)
+				continue;
+			who[np] = NULL;
+			pend[np] = i;
+			p[np++] = (struct pollfd){ .fd = pending[i].fd, .events = POLLIN };
+		}
 		/* Not watching (it failed to start: the lock held by a daemon still going
 		 * away, no connector): every login is refused until it starts, so try again
 		 * each second. */
-		if ((n = poll(p, np, poll_timeout())) == -1) {
+		if ((n = poll(p, np, sooner(poll_timeout(), pending_expire()))) == -1) {
 			if (errno == EINTR)
 				continue;
 			say(LOG_ERR, "poll: %m");
@@ -692,7 +778,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 			    strerror(-r));
 			watcher_start();
 		}
-		for (i = 2; i < np; i++) {
+		for (i = 2; i < nsess; i++) {
 			if (p[i].revents == 0)
 				continue;
 			if (p[i].fd == who[i]->reader_pidfd)
@@ -700,11 +786,16 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 			else if (p[i].fd == who[i]->pid1)
 				pid1_gone(who[i]);
 		}
-		/* The pool's refill: after a hand-off (the login that took a namespace has
-		 * no more to ask of us), or when idle (a login without masks hands nothing
-		 * off); never right after a take, which its login's hand-off follows. */
-		if (p[0].revents != 0 ? !accept_one(listen_fd) : n == 0)
-			if (netpool_make() != 0)
-				return 1;	/* every reader sees us go and ends its session */
+		/* The pool's refill: after a message served (a login that took a namespace
+		 * has its hand-off still to send: not after that one), or when idle (a login
+		 * without masks hands nothing off). */
+		refill = n == 0;
+		for (i = nsess; i < np; i++)
+			if (p[i].revents != 0 && !serve_pending(listen_fd, pend[i]))
+				refill = 1;
+		if (p[0].revents != 0)
+			accept_one(listen_fd);
+		if (refill && netpool_make() != 0)
+			return 1;	/* every reader sees us go and ends its session */
 	}
 }
