@@ -493,9 +493,10 @@ host_side_opens(struct ab_sess *s)
 	 * before any namespace is made: a daemon that is down refuses at once). */
 	if (s->pol->network == AB_NET_PROXY && (r = ab_netd_connect(s)) != 0)
 		return r;
-	/* For step 3: a network namespace made ahead, if agentbox-maskd has one.  Before
-	 * the next connection to it: the daemon takes one connection at a time, and that
-	 * one sends its message only at step 7. */
+	/* For step 3: a network namespace made ahead, if agentbox-maskd has one.  Asked
+	 * before the hand-off connection is made, which sends only at step 7: a daemon
+	 * older than this module read one connection at a time, and would sit on that
+	 * one while this request waited behind it. */
 	ab_netns_take_pooled(s);
 	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
 	 * mask has nothing for it to decide, unless it learns. */
