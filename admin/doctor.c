@@ -23,6 +23,7 @@
 #include "admin.h"
 #include "cmd.h"
 #include "config.h"
+#include "handoff.h"
 
 #ifndef AB_PAMDIR
 #define AB_PAMDIR "/lib/x86_64-linux-gnu/security"
@@ -193,6 +194,35 @@ check_audit_cost(void)
 		report(OK, NULL, "audit cost: the host has %d syscall rules of its own (every "
 		    "process already pays a live audit context); agentbox's %d add their "
 		    "filter walk, ~30 ns per rule per syscall", others, ours);
+}
+
+/*
+ * How many sessions live masks can hold at once: agentbox-maskd's own bound, or fewer
+ * when the kernel's per-user fanotify group limit (root's, which every other fanotify
+ * user running as root shares) leaves less room.  A session past it is refused.
+ */
+static void
+check_live_mask_room(void)
+{
+	char *v = read_small("/proc/sys/fs/fanotify/max_user_groups"), *end = NULL, hint[64];
+	long groups = v != NULL ? strtol(v, &end, 10) : -1;
+
+	if (v == NULL || end == v || groups < 0) {
+		report(WARN, NULL, "live masks: cannot read fs.fanotify.max_user_groups");
+		free(v);
+		return;
+	}
+	free(v);
+	snprintf(hint, sizeof(hint), "sysctl -w fs.fanotify.max_user_groups=%d",
+	    2 * AB_MASKD_SESS_MAX);
+	if (groups / 2 < AB_MASKD_SESS_MAX)
+		report(WARN, hint, "live masks: "
+		    "fs.fanotify.max_user_groups = %ld leaves room for %ld sessions at once "
+		    "(two fanotify groups each); more are refused", groups, groups / 2);
+	else
+		report(OK, NULL, "live masks: up to %d sessions at once (agentbox-maskd's "
+		    "bound; fs.fanotify.max_user_groups = %ld: two groups a session, three "
+		    "when it learns)", AB_MASKD_SESS_MAX, groups);
 }
 
 static void
@@ -565,6 +595,7 @@ cmd_doctor(int argc, char **argv)
 	check_namespaces();
 	check_seccomp_landlock();
 	check_tty();
+	check_live_mask_room();
 	check_audit();
 	check_auditd_conf();
 	check_install();

@@ -50,8 +50,7 @@
 #include "netpool.h"
 #include "unboxed.h"
 
-/* fanotify's max_user_groups (128 here) allows 64 sessions of two groups each. */
-#define SESS_MAX	64
+#define SESS_MAX	AB_MASKD_SESS_MAX	/* handoff.h says why */
 
 struct sess {
 	int		 used;

@@ -31,6 +31,9 @@
 #define AB_MASKD_REPLY_MAX	256
 #define AB_MASKD_TIMEOUT_MS	1500		/* a login waits on it: under PAM's budget */
 #define AB_MASKD_FS_MAX		16		/* filesystems one session's trees span */
+/* Sessions one daemon enforces at once: two fanotify groups each (three when learning),
+ * and the kernel's default fs.fanotify.max_user_groups, 128, is root's for them all. */
+#define AB_MASKD_SESS_MAX	64
 
 enum ab_maskd_fd {
 	AB_MASKD_FD_PID1,	/* pidfd of the session's pid 1: the session's life */

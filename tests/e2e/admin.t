@@ -247,6 +247,10 @@ case $cost in
 *)	not_ok "doctor states the audit rules' host-wide cost"; diag "got: $cost" ;;
 esac
 
+# Live masks: how many sessions the kernel's fanotify group limit leaves room for.
+like "$(printf '%s\n' "$doc" | grep 'live masks: ')" \
+    "sessions at once" "doctor states how many sessions live masks can hold at once"
+
 # auditd: evidence kept, never blind.
 conf=$(grep -v '^#' /etc/audit/auditd.conf)
 for kv in "max_log_file = 64" "num_logs = 20" "max_log_file_action = keep_logs" \
