@@ -231,6 +231,15 @@ e2e_enroll() {
 
 # e2e_enroll with retries, or the test ends: pam-auth-update takes debconf's host-wide
 # lock, so a test enrolling at the same moment makes it fail; enroll is idempotent.
+# e2e_enroll_project USER PROJ [ENROLL OPTIONS...]: a world-readable project directory
+# PROJ, then USER enrolled with it (e2e_enroll_retry).
+e2e_enroll_project() {
+	local user=$1 proj=$2
+	shift 2
+	mkdir -p "$proj" && chmod 0755 "$proj" || e2e_die "project $proj"
+	e2e_enroll_retry "$user" --project "$proj" "$@"
+}
+
 e2e_enroll_retry() {
 	local try
 	for try in 1 2 3 4 5; do

@@ -16,8 +16,7 @@ PROJ=/home/h12w1-project
 PY=/usr/bin/python3
 SOCK=/run/agentbox-maskd/control
 [ -x $PY ] || skip_all "needs $PY"
-mkdir -p "$PROJ" && chmod 0755 "$PROJ"
-e2e_enroll_retry "$U" --project "$PROJ"
+e2e_enroll_project "$U" "$PROJ"
 uid=$(id -u "$U")
 login() { su "$U" -c "$1" 2>&1; }
 like "$(login 'echo IN')" "IN" "a login with live masks opens"

@@ -16,8 +16,7 @@ U=h11n1
 PROJ=/home/h11n1-project
 PY=/usr/bin/python3
 [ -x $PY ] || skip_all "needs $PY"
-mkdir -p "$PROJ" && chmod 0755 "$PROJ"
-e2e_enroll_retry "$U" --project "$PROJ" --network loopback
+e2e_enroll_project "$U" "$PROJ" --network loopback
 sed -i '/pam_agentbox\.so/s/$/ debug/' /etc/pam.d/common-session ||
     e2e_die "debug on the module line"
 login() { su "$U" -c "$1" 2>&1; }
