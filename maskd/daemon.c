@@ -65,7 +65,7 @@ struct sess {
 /* Connections waiting for their message: a login connects before it builds its world
  * (the world hides the socket's path) and sends at step 7, after its mask walk; one
  * slow walk must not hold every other login, nor be refused for its length. */
-#define PENDING_MAX	16
+#define PENDING_MAX	(2 * SESS_MAX)	/* one fd each: more than sessions can start */
 #define PENDING_MS	30000	/* a walk is bounded (1,000,000 entries: ~0.5 s) */
 #define NETPOOL_IDLE_MS	5	/* idle this long: one more namespace for the pool */
 
@@ -440,7 +440,12 @@ take_session(int listen_fd, int conn)
 	pid_t pid, parent = getpid();
 	int r;
 
-	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1 || cred.uid != 0) {
+	memset(&cred, 0, sizeof(cred));
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1) {
+		say(LOG_WARNING, "a connection's credentials: %m: refused");
+		return 0;
+	}
+	if (cred.uid != 0) {
 		say(LOG_WARNING, "hand-off from uid %d refused: root only", (int)cred.uid);
 		return 0;
 	}
@@ -449,6 +454,7 @@ take_session(int listen_fd, int conn)
 		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
 		return 0;
 	}
+	buf[len] = '\0';	/* the text requests are compared as strings */
 	if (len == 0 && nfds == 0)
 		return 0;	/* hung up unsent: a login refused before its step 7 */
 	if (nfds == 0 && len == 5 && memcmp(buf, "netns", 5) == 0) {
@@ -456,7 +462,6 @@ take_session(int listen_fd, int conn)
 		return 1;
 	}
 	if (nfds == 0 && strncmp(buf, "watch ", 6) == 0) {
-		buf[len] = '\0';
 		take_watch(conn, buf + 6);
 		return 0;
 	}
@@ -658,8 +663,11 @@ accept_one(int listen_fd)
 static int
 serve_pending(int listen_fd, size_t i)
 {
-	int took = take_session(listen_fd, pending[i].fd);
+	int took;
 
+	if (pending[i].fd < 0)
+		return 0;
+	took = take_session(listen_fd, pending[i].fd);
 	(void)close(pending[i].fd);
 	pending[i].fd = -1;
 	return took;
@@ -700,7 +708,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 	struct sess *who[2 + 2 * SESS_MAX + PENDING_MAX];
 	size_t pend[2 + 2 * SESS_MAX + PENDING_MAX];	/* for a pending entry: its slot */
 	size_t i, np, nsess;
-	int listen_fd, n, r, refill;
+	int listen_fd, n, r, refill, timeout;
 
 	opts = o;
 	for (i = 0; i < PENDING_MAX; i++)
@@ -753,6 +761,8 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 				p[np++] = (struct pollfd){ .fd = s->pid1, .events = POLLIN };
 			}
 		}
+		/* Expired connections go before the rest are polled: none closed is in p[]. */
+		timeout = sooner(poll_timeout(), pending_expire());
 		nsess = np;
 		for (i = 0; i < PENDING_MAX; i++) {
 			if (pending[i].fd < 0)
@@ -764,7 +774,7 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		/* Not watching (it failed to start: the lock held by a daemon still going
 		 * away, no connector): every login is refused until it starts, so try again
 		 * each second. */
-		if ((n = poll(p, np, sooner(poll_timeout(), pending_expire()))) == -1) {
+		if ((n = poll(p, np, timeout)) == -1) {
 			if (errno == EINTR)
 				continue;
 			say(LOG_ERR, "poll: %m");

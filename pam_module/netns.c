@@ -170,16 +170,18 @@ ab_netns_take_pooled(struct ab_sess *s)
 static int
 own_netns(struct ab_sess *s)
 {
-	int fd = s->pooled_netns, r = 0;
+	int fd = s->pooled_netns;
 
-	if (fd >= 0) {
-		s->pooled_netns = -1;
-		if (setns(fd, CLONE_NEWNET) == -1)
-			r = ab_sess_fail(s, -errno, "setns to a pooled network namespace: %s",
-			    strerror(errno));
+	s->pooled_netns = -1;
+	if (fd >= 0 && setns(fd, CLONE_NEWNET) == -1) {
+		/* Still in our own: make one, as without the pool. */
+		pam_syslog(s->pamh, LOG_WARNING, "setns to agentbox-maskd's network namespace: "
+		    "%s: making one here", strerror(errno));
 		(void)close(fd);
-		if (r != 0)
-			return r;
+		fd = -1;
+	}
+	if (fd >= 0) {
+		(void)close(fd);
 		s->netns_how = "pooled";
 	} else {
 		if (unshare(CLONE_NEWNET) == -1)

@@ -4,7 +4,8 @@
 # step 7, after the mask walk, which takes as long as the project is big.  The daemon
 # used to take one connection at a time with a 1 s read timeout: one login's walk held
 # every other login, and a walk over 1 s had its own login refused.  Now a connection
-# waits in a set of 16 for up to 30 s while the daemon serves the others.
+# waits in a set of 128 (twice the sessions it enforces) for up to 30 s while the daemon
+# serves the others.
 # The real `agentbox enroll`, the installed module and this world's agentbox-maskd.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
@@ -56,20 +57,37 @@ EOF
 )
 is "$out" "ok" "a message sent 2.5 s after connecting is served (the old 1 s read timeout refused it)"
 
-## 3. At most 16 wait: the 17th is refused with the reason, and logins go on after
+## 3. At most 128 wait: the 129th is refused with the reason, and logins go on after
+# (the daemon takes connections in the order they came: the first 128 fill the set).
 out=$($PY - "$SOCK" <<'EOF'
-import socket, sys, time
+import socket, sys
 conns = []
-for _ in range(16):
+for _ in range(128):
     c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); c.connect(sys.argv[1]); conns.append(c)
-    time.sleep(0.02)
-time.sleep(0.3)
 extra = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); extra.connect(sys.argv[1])
-extra.settimeout(5)
+extra.settimeout(10)
 print(extra.recv(512).decode())
+for c in conns:
+    c.setblocking(False)
+    try:
+        c.recv(512); print("a waiting connection was answered")
+    except BlockingIOError:
+        pass
 EOF
 )
-is "$out" "refused 16 logins already waiting" "a 17th waiting connection is refused, saying why"
+is "$out" "refused 128 logins already waiting" \
+    "a 129th waiting connection is refused, saying why, and none of the 128 was answered"
+# A short message from a root peer is compared whole, never against an older one's
+# leftover bytes ("wat" after "watch UID" was taken for a watch).
+out=$($PY - "$SOCK" "$uid" <<'EOF'
+import socket, sys
+for m in (b"watch " + sys.argv[2].encode(), b"wat"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1])
+    s.send(m); s.settimeout(5); print(s.recv(512).decode()); s.close()
+EOF
+)
+is "$(tail -1 <<<"$out")" "refused malformed hand-off (0 fds)" \
+    "a 3-byte message after a watch request is refused as malformed"
 like "$(login 'echo IN')" "IN" "... and once they are gone, logins open"
 
 finish
