@@ -100,6 +100,24 @@ int	ab_user_name_valid(const char *name);
 /* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  0 or -errno. */
 int	ab_io_write_all(int fd, const void *buf, size_t len);
 
+/* ---- file descriptors passed on a unix socket (fdpass.c) ---- */
+
+#define AB_FDPASS_MAX	32	/* fds in one datagram, either way */
+/* Send MSG[0..LEN) with the N fds at FDS (SCM_RIGHTS; N may be 0) as one datagram,
+ * MSG_NOSIGNAL.  0, -E2BIG (N over AB_FDPASS_MAX), -EMSGSIZE (sent short) or -errno. */
+int	ab_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t n);
+/* Receive one datagram into BUF[0..LEN) and the fds of its first SCM_RIGHTS message,
+ * close-on-exec, at most MAX (<= AB_FDPASS_MAX) of them into FDS, *N set.  Every fd
+ * not taken (past MAX, or in another SCM_RIGHTS message) is closed.  The datagram's
+ * length (0: the peer hung up), -E2BIG when the datagram or its fds did not fit (none
+ * kept then), or -errno. */
+ssize_t	ab_recv_fds(int sock, void *buf, size_t len, int *fds, size_t max, size_t *n);
+
+/* ---- the loopback interface (loopback.c) ---- */
+
+/* lo up in the network namespace the calling thread is in, if it is not.  0 or -errno. */
+int	ab_lo_up(void);
+
 /* ---- processes, as root reads them in /proc (proc.c) ---- */
 
 /* /proc/PID/status into BUF[0..LEN), NUL-terminated.  0, -ESRCH (gone) or -errno. */

@@ -268,33 +268,6 @@ free_slot(void)
 	return NULL;
 }
 
-/* The fds of one message: *N of them into FDS (cloexec), or -errno. */
-static ssize_t
-receive(int conn, char *buf, size_t len, int *fds, size_t *n)
-{
-	union {
-		char b[CMSG_SPACE(sizeof(int) * AB_MASKD_NFDS_MAX)];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { buf, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
-	    .msg_controllen = sizeof(ctl.b) };
-	struct cmsghdr *c;
-	ssize_t got;
-
-	*n = 0;
-	if ((got = recvmsg(conn, &mh, MSG_CMSG_CLOEXEC)) == -1)
-		return -errno;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || *n != 0)
-			continue;
-		*n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		memcpy(fds, CMSG_DATA(c), *n * sizeof(int));
-	}
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
-		return -E2BIG;
-	return got;
-}
 
 /* The child keeps only its own session's fds: a reader holding another session's group
  * would keep that group alive past its session. */
@@ -361,28 +334,14 @@ take_watch(int conn, const char *arg)
 static void
 give_netns(int conn)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { "ok", 2 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
-	    .msg_controllen = sizeof(ctl.b) };
-	struct cmsghdr *c;
-	int fd;
+	int fd, r;
 
 	if (netpool == NULL || (fd = ab_netpool_take(netpool)) < 0) {
 		reply(conn, "refused no network namespace ready");
 		return;
 	}
-	memset(ctl.b, 0, sizeof(ctl.b));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(conn, &mh, MSG_NOSIGNAL) != 2)
-		say(LOG_WARNING, "send a network namespace to the PAM module: %m");
+	if ((r = ab_send_fds(conn, "ok", 2, &fd, 1)) != 0)
+		say(LOG_WARNING, "send a network namespace to the PAM module: %s", strerror(-r));
 	(void)close(fd);
 }
 
@@ -449,7 +408,8 @@ take_session(int listen_fd, int conn)
 		say(LOG_WARNING, "hand-off from uid %d refused: root only", (int)cred.uid);
 		return 0;
 	}
-	if ((len = receive(conn, buf, sizeof(buf) - 1, fds, &nfds)) < 0) {
+	len = ab_recv_fds(conn, buf, sizeof(buf) - 1, fds, AB_MASKD_NFDS_MAX, &nfds);
+	if (len < 0) {
 		close_fds(fds, nfds);
 		reply(conn, "refused cannot read the message: %s", strerror((int)-len));
 		return 0;

@@ -42,6 +42,7 @@ enum ab_maskd_fd {
 	AB_MASKD_FD_MOUNT,	/* first of 1..AB_MASKD_FS_MAX directory fds */
 };
 #define AB_MASKD_NFDS_MAX	(AB_MASKD_FD_MOUNT + AB_MASKD_FS_MAX + 1)	/* + learning */
+_Static_assert(AB_MASKD_NFDS_MAX <= AB_FDPASS_MAX, "a hand-off fits one datagram's fds");
 
 struct ab_maskd_open {
 	uint32_t	ses, uid;

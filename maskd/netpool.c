@@ -10,14 +10,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "abutil.h"
 #include "netpool.h"
 
 struct ab_netpool {
@@ -47,28 +44,6 @@ ab_netpool_new(size_t max, struct ab_netpool **out)
 	return 0;
 }
 
-/* lo up in the namespace this thread is in (one flag: no netlink library for it). */
-static int
-lo_up(void)
-{
-	struct ifreq ifr;
-	int fd, r = 0;
-
-	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == -1)
-		r = -errno;
-	else {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) == -1)
-			r = -errno;
-	}
-	(void)close(fd);
-	return r;
-}
-
 /* One new namespace with lo up: its fd, or -errno.  Back home either way, or
  * -ENOTRECOVERABLE. */
 static int
@@ -80,7 +55,7 @@ make_one(const struct ab_netpool *p)
 		return -errno;		/* still home: unshare changes nothing when it fails */
 	if ((fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) == -1)
 		r = -errno;
-	else if ((r = lo_up()) != 0) {
+	else if ((r = ab_lo_up()) != 0) {
 		(void)close(fd);
 		fd = -1;
 	}

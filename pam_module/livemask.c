@@ -371,32 +371,17 @@ mark_all(struct ab_sess *s, struct marks *mk, int *fsfd, size_t *nfs)
 static int
 send_open(struct ab_sess *s, const int *fds, size_t nfds)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * AB_MASKD_NFDS_MAX)];
-		struct cmsghdr align;
-	} ctl;
 	struct ab_maskd_open m = { .ses = s->ses, .uid = (uint32_t)s->uid,
 	    .home = (char *)s->home, .projects = s->pol->project, .patterns = s->pol->mask,
 	    .learn = s->pol->learn == AB_YES, .reads = s->pol->read, .writes = s->pol->write };
 	static char msg[AB_MASKD_MSG_MAX];
-	struct iovec iov;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-	    .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
-	struct cmsghdr *c;
 	size_t len;
 	int r;
 
 	if ((r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len)) != 0)
 		return ab_sess_fail(s, r, WHO ": cannot build the hand-off: %s", strerror(-r));
-	iov = (struct iovec){ msg, len };
-	memset(ctl.buf, 0, sizeof(ctl.buf));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	if (sendmsg(s->maskd_fd, &mh, MSG_NOSIGNAL) != (ssize_t)len)
-		return ab_sess_fail(s, -errno, WHO ": send the hand-off: %s", strerror(errno));
+	if ((r = ab_send_fds(s->maskd_fd, msg, len, fds, nfds)) != 0)
+		return ab_sess_fail(s, r, WHO ": send the hand-off: %s", strerror(-r));
 	return 0;
 }
 

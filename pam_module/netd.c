@@ -32,6 +32,7 @@
 
 #define WHO	"agentbox-netd"
 
+_Static_assert(AB_NETD_NFDS_MAX <= AB_FDPASS_MAX, "an open message fits one datagram's fds");
 _Static_assert(sizeof(((struct ab_netd_open *)0)->digest) == AB_DIGEST_LEN,
     "the open message carries the policy digest whole");
 
@@ -135,19 +136,11 @@ make_listeners(struct ab_sess *s, struct handoff *h)
 static int
 send_open(struct ab_sess *s, const struct handoff *h)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(h->fds))];
-		struct cmsghdr align;
-	} ctl;
 	struct ab_netd_open m = {
 		.ses = s->ses, .uid = (uint32_t)s->uid, .user = s->user,
 		.init_pid = (int32_t)s->init_pid, .ncred = (uint32_t)s->pol->ncreds,
 	};
 	char msg[AB_NETD_MSG_MAX + 1];
-	struct iovec iov;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-	    .msg_controllen = CMSG_SPACE(h->nfds * sizeof(int)) };
-	struct cmsghdr *c;
 	size_t len;
 	int r;
 
@@ -155,16 +148,8 @@ send_open(struct ab_sess *s, const struct handoff *h)
 	if ((r = ab_netd_proto_open_encode(&m, msg, sizeof(msg), &len)) != 0)
 		return ab_sess_fail(s, r, WHO ": cannot build the open message: %s",
 		    strerror(-r));
-	iov = (struct iovec){ msg, len };
-	memset(ctl.buf, 0, sizeof(ctl.buf));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(h->nfds * sizeof(int));
-	memcpy(CMSG_DATA(c), h->fds, h->nfds * sizeof(int));
-	if (sendmsg(s->netd_fd, &mh, MSG_NOSIGNAL) != (ssize_t)len)
-		return ab_sess_fail(s, -errno, WHO ": send the open message: %s",
-		    strerror(errno));
+	if ((r = ab_send_fds(s->netd_fd, msg, len, h->fds, h->nfds)) != 0)
+		return ab_sess_fail(s, r, WHO ": send the open message: %s", strerror(-r));
 	return 0;
 }
 

@@ -21,7 +21,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/file.h>
@@ -43,26 +42,13 @@
 #define AB_NETNS_DIR	"/run/agentbox-netns"
 #define AB_NETNS_NONE	AB_NETNS_DIR "/none"
 
-/* Bring lo up in the namespace we are in (SIOCSIFFLAGS; no library needed for one flag). */
+/* Bring lo up in the namespace we are in (a pooled one has it up already). */
 static int
 lo_up(struct ab_sess *s)
 {
-	struct ifreq ifr;
-	int fd, r = 0;
+	int r = ab_lo_up();
 
-	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
-		return ab_sess_fail(s, -errno, "socket for lo: %s", strerror(errno));
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == -1)
-		r = ab_sess_fail(s, -errno, "SIOCGIFFLAGS lo: %s", strerror(errno));
-	else if (!(ifr.ifr_flags & IFF_UP)) {	/* a pooled namespace has it up already */
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) == -1)
-			r = ab_sess_fail(s, -errno, "SIOCSIFFLAGS lo up: %s", strerror(errno));
-	}
-	close(fd);
-	return r;
+	return r == 0 ? 0 : ab_sess_fail(s, r, "lo up: %s", strerror(-r));
 }
 
 /* Is FD a network namespace file (an nsfs bind mount, or one passed to us), not a stale
@@ -81,42 +67,17 @@ is_netns(int fd)
 static int
 recv_one_fd(int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int) * 2)];
-		struct cmsghdr align;
-	} ctl;
 	char reply[AB_MASKD_REPLY_MAX];
-	struct iovec iov = { reply, sizeof(reply) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
-	    .msg_controllen = sizeof(ctl.b) };
-	struct cmsghdr *c;
-	int fds[2], got = -1;
-	size_t i, n;
+	size_t n;
 	ssize_t len;
+	int got;
 
-	if ((len = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) == -1)
-		return -1;
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (n > 2)
-			n = 2;	/* cannot be: ctl holds two (MSG_CTRUNC) */
-		memcpy(fds, CMSG_DATA(c), n * sizeof(int));
-		for (i = 0; i < n; i++) {
-			if (got == -1 && n == 1)
-				got = fds[i];
-			else
-				(void)close(fds[i]);
-		}
-	}
-	if (len != 2 || memcmp(reply, "ok", 2) != 0 ||
-	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (got != -1)
-			(void)close(got);
-		return -1;
-	}
-	return got;
+	len = ab_recv_fds(fd, reply, sizeof(reply), &got, 1, &n);
+	if (len == 2 && n == 1 && memcmp(reply, "ok", 2) == 0)
+		return got;
+	if (n == 1)
+		(void)close(got);
+	return -1;
 }
 
 /* Is the namespace with stat GOT the one at PATH?  A PATH that does not exist holds
