@@ -202,88 +202,6 @@ ab_maskd_history_size(const struct ab_maskd_history *h)
 
 /* ---- feeding S from the tracking group ---- */
 
-/* What one event says: the object, and up to two (directory, name) pairs. */
-struct dirent_ev {
-	int			has_target;
-	struct ab_maskd_key	target;
-	size_t			nnames;
-	struct ab_maskd_key	dir[2];
-	const char		*name[2];
-};
-
-/*
- * One FID info record at P[0..LEN): fsid, file_handle, and (NAME_TOO) a NUL-terminated
- * name after the handle.  Copied out with memcpy: the buffer is not aligned for them.
- */
-static int
-parse_fid(const unsigned char *p, size_t len, int name_too, struct ab_maskd_key *k,
-    const char **name)
-{
-	struct fanotify_event_info_fid fid;
-	struct file_handle fh;
-	size_t off = sizeof(fid), hend;
-
-	if (len < off + sizeof(fh))
-		return -EPROTO;
-	memcpy(&fid, p, sizeof(fid));
-	memcpy(&fh, p + off, sizeof(fh));
-	if (fh.handle_bytes > AB_MASKD_HANDLE_MAX)
-		return -EPROTO;
-	hend = off + sizeof(fh) + fh.handle_bytes;
-	if (hend > len)
-		return -EPROTO;
-	memset(k, 0, sizeof(*k));
-	memcpy(k->fsid, &fid.fsid, sizeof(k->fsid));
-	k->type = fh.handle_type;
-	k->len = fh.handle_bytes;
-	memcpy(k->h, p + off + sizeof(fh), fh.handle_bytes);
-	if (!name_too)
-		return 0;
-	if (hend >= len || memchr(p + hend, '\0', len - hend) == NULL)
-		return -EPROTO;
-	*name = (const char *)p + hend;
-	return 0;
-}
-
-/* The info records of one event at P[0..LEN) (after its metadata) into EV. */
-static int
-parse_infos(const unsigned char *p, size_t len, struct dirent_ev *ev)
-{
-	struct fanotify_event_info_header hdr;
-	size_t off = 0;
-	int r;
-
-	memset(ev, 0, sizeof(*ev));
-	while (off < len) {
-		if (len - off < sizeof(hdr))
-			return -EPROTO;
-		memcpy(&hdr, p + off, sizeof(hdr));
-		if (hdr.len < sizeof(hdr) || hdr.len > len - off)
-			return -EPROTO;
-		switch (hdr.info_type) {
-		case FAN_EVENT_INFO_TYPE_FID:
-			r = parse_fid(p + off, hdr.len, 0, &ev->target, NULL);
-			ev->has_target = r == 0;
-			break;
-		case FAN_EVENT_INFO_TYPE_DFID_NAME:
-		case FAN_EVENT_INFO_TYPE_OLD_DFID_NAME:
-		case FAN_EVENT_INFO_TYPE_NEW_DFID_NAME:
-			if (ev->nnames == 2)
-				return -EPROTO;
-			r = parse_fid(p + off, hdr.len, 1, &ev->dir[ev->nnames],
-			    &ev->name[ev->nnames]);
-			ev->nnames += r == 0;
-			break;
-		default:
-			r = 0;	/* DFID alone, pidfd, error: nothing about names */
-		}
-		if (r != 0)
-			return r;
-		off += hdr.len;
-	}
-	return 0;
-}
-
 /* Did NAME in DIR carry a masked name?  Unresolvable counts as yes (deny is safe). */
 static int
 was_masked(const struct ab_maskd_decider *d, const struct ab_maskd_key *dir,
@@ -296,33 +214,38 @@ was_masked(const struct ab_maskd_decider *d, const struct ab_maskd_key *dir,
 	return ab_maskd_rule(d, path, is_dir) != 0;
 }
 
+/* What ab_maskd_history_feed passes to each event. */
+struct feed {
+	struct ab_maskd_history		*h;
+	const struct ab_maskd_decider	*d;
+	ab_maskd_resolve_fn		 resolve;
+	void				*arg;
+};
+
+/* ab_maskd_event_fn: one event into S. */
 static int
-feed_one(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
-    const struct fanotify_event_metadata *md, const unsigned char *info, size_t ilen,
-    ab_maskd_resolve_fn resolve, void *arg)
+feed_one(void *arg, const struct ab_maskd_dirent_ev *ev)
 {
-	int is_dir = (md->mask & FAN_ONDIR) != 0, r;
-	struct dirent_ev ev;
+	const struct feed *f = arg;
+	int is_dir = (ev->mask & FAN_ONDIR) != 0, r;
 	size_t i;
 
-	if ((r = parse_infos(info, ilen, &ev)) != 0)
-		return r;
-	if (!ev.has_target)
-		return ev.nnames == 0 ? 0 : -EPROTO;
-	if (ab_maskd_history_has(h, &ev.target))
+	if (!ev->has_target)
+		return ev->nnames == 0 ? 0 : -EPROTO;
+	if (ab_maskd_history_has(f->h, &ev->target))
 		return 0;	/* already known: skip the path lookups */
-	for (i = 0; i < ev.nnames; i++)
-		if (was_masked(d, &ev.dir[i], ev.name[i], is_dir, resolve, arg))
+	for (i = 0; i < ev->nnames; i++)
+		if (was_masked(f->d, &ev->dir[i], ev->name[i], is_dir, f->resolve, f->arg))
 			break;
-	if (i == ev.nnames)
+	if (i == ev->nnames)
 		return 0;
-	if ((r = ab_maskd_history_add(h, &ev.target, is_dir)) != 0)
+	if ((r = ab_maskd_history_add(f->h, &ev->target, is_dir)) != 0)
 		return r;
 	/* A new inode under a masked name: its creator's creating open may pass (the
 	 * file is empty then).  Only an event that is a create and nothing else (not
 	 * merged with a rename), of a file, with a pid we can see. */
-	if (md->mask == FAN_CREATE && md->pid > 0)
-		find(h->s, h->cap, &ev.target)->fresh = md->pid;
+	if (ev->mask == FAN_CREATE && ev->pid > 0)
+		find(f->h->s, f->h->cap, &ev->target)->fresh = ev->pid;
 	return 0;
 }
 
@@ -330,24 +253,7 @@ int
 ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
     const void *buf, size_t len, ab_maskd_resolve_fn resolve, void *arg)
 {
-	const unsigned char *p = buf;
-	struct fanotify_event_metadata md;
-	size_t off = 0;
-	int r;
+	struct feed f = { h, d, resolve, arg };
 
-	while (off < len) {
-		if (len - off < sizeof(md))
-			return -EPROTO;
-		memcpy(&md, p + off, sizeof(md));
-		if (md.vers != FANOTIFY_METADATA_VERSION || md.metadata_len < sizeof(md) ||
-		    md.event_len < md.metadata_len || md.event_len > len - off)
-			return -EPROTO;
-		if (md.mask & FAN_Q_OVERFLOW)
-			return -EOVERFLOW;
-		if ((r = feed_one(h, d, &md, p + off + md.metadata_len,
-		    md.event_len - md.metadata_len, resolve, arg)) != 0)
-			return r;
-		off += md.event_len;
-	}
-	return 0;
+	return ab_maskd_events_each(buf, len, feed_one, &f);
 }

@@ -169,6 +169,28 @@ typedef int (*ab_maskd_resolve_fn)(void *arg, const int32_t fsid[2],
 int	ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
 	    const void *buf, size_t len, ab_maskd_resolve_fn resolve, void *arg);
 
+/* ---- events.c ---- */
+
+/* One directory-entry event of a FID group: the object (with _TARGET), and up to two
+ * (directory, name) pairs: a create's, or a rename's old and new. */
+struct ab_maskd_dirent_ev {
+	uint64_t		 mask;		/* FAN_CREATE, FAN_RENAME, ... | FAN_ONDIR */
+	pid_t			 pid;
+	int			 has_target;
+	struct ab_maskd_key	 target;
+	size_t			 nnames;
+	struct ab_maskd_key	 dir[2];
+	const char		*name[2];	/* in the read buffer */
+	int			 is_old[2];	/* a rename's old name (OLD_DFID_NAME) */
+};
+typedef int (*ab_maskd_event_fn)(void *arg, const struct ab_maskd_dirent_ev *ev);
+/*
+ * FN(ARG, event) for each event of BUF[0..LEN) (as read(2) returned it), in order;
+ * stops at FN's first non-zero and returns it.  -EOVERFLOW at FAN_Q_OVERFLOW, -EPROTO on
+ * a malformed event (its name records must end in a NUL inside the buffer).
+ */
+int	ab_maskd_events_each(const void *buf, size_t len, ab_maskd_event_fn fn, void *arg);
+
 /* ---- enforce.c ---- */
 
 struct ab_maskd;

@@ -35,7 +35,7 @@ $(T)/test_shell: $(TS)/test_shell.o $(SHELL_LIB_OBJS:$(B)/%=$(B)/san/%) $(PLAN_L
 $(T)/test_shell: TEST_LIBS = $(SECCOMP_LIBS)
 # maskd/'s decision and history of names, without fanotify.
 $(T)/test_maskd_decide $(T)/test_maskd_history: $(T)/%: $(TS)/%.o \
-    $(B)/san/maskd/decide.o $(B)/san/maskd/history.o $(PLAN_LIB_SAN)
+    $(B)/san/maskd/decide.o $(B)/san/maskd/history.o $(B)/san/maskd/events.o $(PLAN_LIB_SAN)
 # maskd/'s record of each denial: its windows, counts and losses, through a fake sink.
 $(T)/test_maskd_record: $(TS)/test_maskd_record.o $(B)/san/maskd/record.o
 $(T)/test_maskd_record: TEST_LIBS = -laudit
