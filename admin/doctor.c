@@ -205,7 +205,7 @@ static void
 check_live_mask_room(void)
 {
 	char *v = read_small("/proc/sys/fs/fanotify/max_user_groups"), *end = NULL, hint[64];
-	long groups = v != NULL ? strtol(v, &end, 10) : -1;
+	long groups = v != NULL ? strtol(v, &end, 10) : -1, room;
 
 	if (v == NULL || end == v || groups < 0) {
 		report(WARN, NULL, "live masks: cannot read fs.fanotify.max_user_groups");
@@ -214,15 +214,18 @@ check_live_mask_room(void)
 	}
 	free(v);
 	snprintf(hint, sizeof(hint), "sysctl -w fs.fanotify.max_user_groups=%d",
-	    2 * AB_MASKD_SESS_MAX);
-	if (groups / 2 < AB_MASKD_SESS_MAX)
+	    2 * AB_MASKD_SESS_MAX + AB_MASKD_OWN_GROUPS);
+	room = groups > AB_MASKD_OWN_GROUPS ? (groups - AB_MASKD_OWN_GROUPS) / 2 : 0;
+	if (room < AB_MASKD_SESS_MAX)
 		report(WARN, hint, "live masks: "
 		    "fs.fanotify.max_user_groups = %ld leaves room for %ld sessions at once "
-		    "(two fanotify groups each); more are refused", groups, groups / 2);
+		    "(two fanotify groups each, and agentbox-maskd's own); more are refused",
+		    groups, room);
 	else
 		report(OK, NULL, "live masks: up to %d sessions at once (agentbox-maskd's "
 		    "bound; fs.fanotify.max_user_groups = %ld: two groups a session, three "
-		    "when it learns)", AB_MASKD_SESS_MAX, groups);
+		    "when it learns, and one for agentbox-maskd's walk index)",
+		    AB_MASKD_SESS_MAX, groups);
 }
 
 static void

@@ -49,6 +49,7 @@
 #include "maskd.h"
 #include "netpool.h"
 #include "unboxed.h"
+#include "walkindex.h"
 
 #define SESS_MAX	AB_MASKD_SESS_MAX	/* handoff.h says why */
 
@@ -73,6 +74,7 @@ static struct sess sessions[SESS_MAX];
 static const struct ab_maskd_serve_opts *opts;
 static struct ab_unboxed *unboxed;	/* NULL: not watching, every login is refused */
 static struct ab_netpool *netpool;	/* NULL: none kept, logins make their own */
+static struct ab_windex *windex;	/* NULL: none, every login walks all its trees */
 static struct pending {
 	int		 fd;		/* -1: free */
 	long long	 deadline;	/* CLOCK_MONOTONIC ms */
@@ -285,6 +287,8 @@ child_close_others(int listen_fd, int conn)
 	unboxed = NULL;
 	ab_netpool_free(netpool);	/* namespaces for other boxes */
 	netpool = NULL;
+	ab_windex_free(windex);		/* its group and one fd per filesystem */
+	windex = NULL;
 	for (i = 0; i < SESS_MAX; i++) {
 		if (!sessions[i].used)
 			continue;
@@ -383,6 +387,25 @@ poll_timeout(void)
 	return -1;
 }
 
+/*
+ * "walkplan 1 ..." (handoff.h): which directories this login's mask walk must read.
+ * Without an index, "refused": the login walks all of its trees, as before there was one.
+ */
+static void
+give_plan(int conn, const char *buf, size_t len)
+{
+	static char out[AB_WALKPLAN_REPLY_MAX];
+	size_t n = 0;
+
+	if (windex == NULL) {
+		reply(conn, "refused no walk index");
+		return;
+	}
+	ab_windex_plan(windex, buf, len, out, sizeof(out), &n);
+	if (send(conn, out, n, MSG_NOSIGNAL) != (ssize_t)n)
+		say(LOG_WARNING, "walk plan to the PAM module: %m");
+}
+
 /* One request on CONN: a hand-off (a reader for the session, or a refusal with the
  * reason), a watch, or a network namespace.  1 for the last, else 0. */
 static int
@@ -425,6 +448,10 @@ take_session(int listen_fd, int conn)
 		take_watch(conn, buf + 6);
 		return 0;
 	}
+	if (nfds == 0 && strncmp(buf, "walkplan ", 9) == 0) {
+		give_plan(conn, buf, (size_t)len);
+		return 0;
+	}
 	memset(&m, 0, sizeof(m));
 	if (nfds < AB_MASKD_FD_MOUNT + 1 || (r = ab_maskd_open_parse(buf, (size_t)len, &m)) != 0 ||
 	    (m.learn && nfds < AB_MASKD_FD_MOUNT + 2)) {
@@ -465,6 +492,9 @@ take_session(int listen_fd, int conn)
 		reply(conn, "ok");
 		say(LOG_INFO, "ses %u (uid %u): enforcing masks, reader %d", m.ses, m.uid,
 		    (int)pid);
+		/* What its walk found, once the login has its answer. */
+		if (m.walked && windex != NULL)
+			ab_windex_report(windex, m.walk_id, m.walk_gen, &m.found);
 	}
 	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = fds[AB_MASKD_FD_TRACK] = -1; /* in *s */
 	close_fds(fds, nfds);
@@ -664,9 +694,9 @@ sooner(int a, int b)
 int
 ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 {
-	struct pollfd p[2 + 2 * SESS_MAX + PENDING_MAX];
-	struct sess *who[2 + 2 * SESS_MAX + PENDING_MAX];
-	size_t pend[2 + 2 * SESS_MAX + PENDING_MAX];	/* for a pending entry: its slot */
+	struct pollfd p[3 + 2 * SESS_MAX + PENDING_MAX];
+	struct sess *who[3 + 2 * SESS_MAX + PENDING_MAX];
+	size_t pend[3 + 2 * SESS_MAX + PENDING_MAX];	/* for a pending entry: its slot */
 	size_t i, np, nsess;
 	int listen_fd, n, r, refill, timeout;
 
@@ -690,6 +720,10 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 	for (i = 0; i < o->netns_pool; i++)
 		if (netpool_make() != 0)
 			return 1;
+	/* The walk index: without it (no fanotify for us), every login walks all. */
+	if (o->walk_index && (r = ab_windex_new(&windex)) != 0)
+		say(LOG_WARNING, "no walk index (%s): every login walks all its trees",
+		    strerror(-r));
 	if ((listen_fd = listen_on(o->control)) < 0) {
 		say(LOG_ERR, "control socket %s: %s", o->control, strerror(-listen_fd));
 		return 1;
@@ -704,7 +738,9 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 		p[0] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = unboxed != NULL ? ab_unboxed_fd(unboxed) : -1,
 		    .events = POLLIN };
-		np = 2;
+		p[2] = (struct pollfd){ .fd = windex != NULL ? ab_windex_fd(windex) : -1,
+		    .events = POLLIN };
+		np = 3;
 		for (i = 0; i < SESS_MAX; i++) {
 			struct sess *s = &sessions[i];
 
@@ -747,7 +783,11 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 			    strerror(-r));
 			watcher_start();
 		}
-		for (i = 2; i < nsess; i++) {
+		/* The index follows the trees as they change, between logins too. */
+		if (p[2].revents != 0 && (r = ab_windex_drain(windex)) != 0)
+			say(LOG_WARNING, "walk index: %s: every login walks all its trees once",
+			    strerror(-r));
+		for (i = 3; i < nsess; i++) {
 			if (p[i].revents == 0)
 				continue;
 			if (p[i].fd == who[i]->reader_pidfd)

@@ -10,6 +10,7 @@ struct ab_maskd_serve_opts {
 	size_t		 history_max;	/* per session's S; 0: AB_MASKD_HISTORY_MAX */
 	size_t		 learn_max;	/* a learning session's recorded paths; 0: the most */
 	size_t		 netns_pool;	/* network namespaces made ahead; 0: none */
+	int		 walk_index;	/* keep the walk index (walkindex.h); 0: logins walk all */
 };
 
 /* Serve hand-offs until a fatal error; returns the exit status. */

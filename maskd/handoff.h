@@ -14,9 +14,21 @@
  * it is sent: every open through the session's mounts already waits for the daemon.
  * The reply: "ok", or "refused WHY".
  *
+ * After the patterns, a login whose walk followed a walk plan (below) reports what it
+ * found: "walked ID GEN" (the plan's reply line), then "found PATH" lines, each a
+ * directory that held an entry the walk masked or protected (absolute, as the host
+ * sees it).
+ *
  * Two other one-line requests, without fds: "watch UID" (unboxed.h; reply "ok" or
  * "refused WHY"), and "netns" (netpool.h): "ok" with one fd, a network namespace made
  * ahead that is now the caller's alone, or "refused WHY" (the caller makes its own).
+ *
+ * And the walk plan (maskd/walkindex.c), asked by a login before it builds its world:
+ * "walkplan 1", "uid N", "home PATH" (at most once), then "project PATH", "mask PAT",
+ * "protect PAT" lines, the policy's, in its order (the text is the index's key).  The
+ * reply: "plan ID GEN" followed by "dir PATH" and "full PATH" lines (walk only into
+ * those directories, and below each "full" one, everything), or "walk ID GEN" (walk
+ * everything), or "refused WHY" (walk everything, report nothing).
  */
 #ifndef AB_MASKD_HANDOFF_H
 #define AB_MASKD_HANDOFF_H
@@ -32,8 +44,10 @@
 #define AB_MASKD_TIMEOUT_MS	1500		/* a login waits on it: under PAM's budget */
 #define AB_MASKD_FS_MAX		16		/* filesystems one session's trees span */
 /* Sessions one daemon enforces at once: two fanotify groups each (three when learning),
- * and the kernel's default fs.fanotify.max_user_groups, 128, is root's for them all. */
-#define AB_MASKD_SESS_MAX	64
+ * plus the daemon's own (the walk index's), and the kernel's default
+ * fs.fanotify.max_user_groups, 128, is root's for them all. */
+#define AB_MASKD_OWN_GROUPS	1
+#define AB_MASKD_SESS_MAX	((128 - AB_MASKD_OWN_GROUPS) / 2)
 
 enum ab_maskd_fd {
 	AB_MASKD_FD_PID1,	/* pidfd of the session's pid 1: the session's life */
@@ -50,6 +64,9 @@ struct ab_maskd_open {
 	struct ab_strv	projects, patterns;
 	int		learn;			/* "learn 1": the last fd is the learning group */
 	struct ab_strv	reads, writes;		/* learning only: the policy's read, write */
+	int		walked;			/* "walked ID GEN": a walk plan's report */
+	uint32_t	walk_id, walk_gen;
+	struct ab_strv	found;			/* its "found PATH" lines */
 };
 
 /*
@@ -67,5 +84,33 @@ int	ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len,
  */
 int	ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m);
 void	ab_maskd_open_free(struct ab_maskd_open *m);
+
+/* ---- the walk plan (maskd/walkindex.c, pam_module/walkplan.c) ---- */
+
+#define AB_WALKPLAN_DIRS_MAX	2048	/* directories a plan names, "full" ones too */
+#define AB_WALKPLAN_REPLY_MAX	(64 * 1024)
+
+struct ab_walkplan_req {
+	uint32_t	uid;
+	char		*home;			/* NULL: none */
+	struct ab_strv	projects, masks, protects;
+};
+/* Encode / parse a request, as ab_maskd_open_encode and _parse do the hand-off: strict,
+ * every pattern valid, trees absolute.  0, -E2BIG, -EINVAL, -EPROTO, -ENOMEM. */
+int	ab_walkplan_req_encode(const struct ab_walkplan_req *q, char *buf, size_t len,
+	    size_t *out);
+int	ab_walkplan_req_parse(const char *buf, size_t len, struct ab_walkplan_req *q);
+void	ab_walkplan_req_free(struct ab_walkplan_req *q);
+
+struct ab_walkplan_reply {
+	int		prune;			/* "plan": walk only into DIRS; "walk": all */
+	uint32_t	id, gen;		/* for the hand-off's "walked ID GEN" */
+	struct ab_strv	dirs, fulls;		/* absolute; sorted by the parser */
+};
+/* Parse a reply (not "refused": the caller tests that first).  Dirs and fulls at most
+ * AB_WALKPLAN_DIRS_MAX together, absolute, no "." or ".." component, no "//", no
+ * trailing '/'.  0, -EPROTO, -ENOMEM. */
+int	ab_walkplan_reply_parse(const char *buf, size_t len, struct ab_walkplan_reply *p);
+void	ab_walkplan_reply_free(struct ab_walkplan_reply *p);
 
 #endif /* AB_MASKD_HANDOFF_H */

@@ -52,6 +52,7 @@ struct args {
 	size_t		 history_max, learn_max;
 	int		 daemon, foreground;
 	int		 netns_pool;	/* -1: the default */
+	int		 walk_index;	/* --walk-index 0|1, 1 by default */
 };
 
 static void
@@ -87,6 +88,7 @@ parse(int argc, char **argv, struct args *a)
 		{ "history-max", required_argument, NULL, 'x' },
 		{ "learn-max", required_argument, NULL, 'l' },
 		{ "netns-pool", required_argument, NULL, 'n' },
+		{ "walk-index", required_argument, NULL, 'w' },
 		{ "daemon", no_argument, NULL, 'D' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "control", required_argument, NULL, 'c' },
@@ -119,6 +121,11 @@ parse(int argc, char **argv, struct args *a)
 				die("--netns-pool %s: 0 to %d", optarg, AB_NETPOOL_MAX);
 			a->netns_pool = optarg[0] - '0';
 			break;
+		case 'w':	/* 0: every login walks all its trees (measurements, tests) */
+			if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
+				die("--walk-index %s: 0 or 1", optarg);
+			a->walk_index = optarg[0] == '1';
+			break;
 		case 'l':	/* tests: a learning session's table fills early */
 			if ((a->learn_max = count(optarg)) == 0)
 				die("--learn-max %s: not a positive number", optarg);
@@ -140,7 +147,7 @@ parse(int argc, char **argv, struct args *a)
 int
 main(int argc, char **argv)
 {
-	struct args a = { .netns_pool = -1 };
+	struct args a = { .netns_pool = -1, .walk_index = 1 };
 	struct ab_maskd_decider *d;
 	struct ab_maskd_stats st;
 	struct ab_maskrec_stats rs;
@@ -159,6 +166,7 @@ main(int argc, char **argv)
 			.foreground = a.foreground, .history_max = a.history_max,
 			.learn_max = a.learn_max,
 			.netns_pool = a.netns_pool < 0 ? AB_NETPOOL_MAX : (size_t)a.netns_pool,
+			.walk_index = a.walk_index,
 		};
 
 		return ab_maskd_serve(&o);

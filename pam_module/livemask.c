@@ -256,14 +256,9 @@ learn_skips(const char *path)
 	return 0;
 }
 
-/*
- * FN(S, CTX, DEV, PATH) for each mount of this namespace (fields 3 and 5 of its
- * mountinfo, the path unescaped), in order; stops at FN's first non-zero and returns it.
- */
-typedef int (*mount_fn)(struct ab_sess *s, void *ctx, dev_t dev, const char *path);
-
-static int
-each_mount(struct ab_sess *s, mount_fn fn, void *ctx)
+/* ab_each_mount (module.h): fields 3 and 5 of each line of this namespace's mountinfo. */
+int
+ab_each_mount(struct ab_sess *s, ab_mount_fn fn, void *ctx)
 {
 	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
 	unsigned maj, min;
@@ -330,7 +325,7 @@ collect_mounts(struct ab_sess *s, struct marks *mk)
 {
 	int r;
 
-	if ((r = each_mount(s, collect_one, mk)) != 0)
+	if ((r = ab_each_mount(s, collect_one, mk)) != 0)
 		return r;
 	if (mk->n == 0)
 		return ab_sess_fail(s, -ENOENT, WHO ": no mount of the trees' filesystems");
@@ -373,12 +368,19 @@ send_open(struct ab_sess *s, const int *fds, size_t nfds)
 {
 	struct ab_maskd_open m = { .ses = s->ses, .uid = (uint32_t)s->uid,
 	    .home = (char *)s->home, .projects = s->pol->project, .patterns = s->pol->mask,
-	    .learn = s->pol->learn == AB_YES, .reads = s->pol->read, .writes = s->pol->write };
+	    .learn = s->pol->learn == AB_YES, .reads = s->pol->read, .writes = s->pol->write,
+	    .walked = s->walk_report, .walk_id = s->plan != NULL ? s->plan->id : 0,
+	    .walk_gen = s->plan != NULL ? s->plan->gen : 0, .found = s->walk_found };
 	static char msg[AB_MASKD_MSG_MAX];
 	size_t len;
 	int r;
 
-	if ((r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len)) != 0)
+	r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len);
+	if (r == -E2BIG && m.walked) {	/* the report is the index's, not the session's */
+		m.walked = 0;
+		r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len);
+	}
+	if (r != 0)
 		return ab_sess_fail(s, r, WHO ": cannot build the hand-off: %s", strerror(-r));
 	if ((r = ab_send_fds(s->maskd_fd, msg, len, fds, nfds)) != 0)
 		return ab_sess_fail(s, r, WHO ": send the hand-off: %s", strerror(-r));

@@ -35,6 +35,13 @@
  *         enclosing tree (enter_nested_root), its entries matched relative to both (the
  *         mask set finds every tree that holds an entry): the same result as walking it
  *         again on its own, at half the cost.
+ * plan    with a walk plan of agentbox-maskd's (walkplan.c, maskd/walkindex.h), the
+ *         mask and protect passes enter only the directories it names (and those below
+ *         a "full" one, and every mount inside a tree): the others hold nothing to mask
+ *         or protect.  Each directory entered is still read whole and every entry in it
+ *         matched, masked and protected directories are entered as before, and the
+ *         hardlink pass walks everything.  The directories where the walk masked or
+ *         protected something go back in the hand-off: the next plan.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -50,6 +57,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "handoff.h"
 #include "module.h"
 
 #define WALK_MAX_ENTRIES	1000000	/* per login, all trees and both passes */
@@ -92,9 +100,47 @@ struct walk {
 	char		 rel[PATH_MAX];	/* path of the current entry relative to root */
 	struct root	*roots;		/* home, then projects (ab_trees_path) */
 	size_t		 nroots;
+	int		 pruning;	/* entering only the plan's directories */
 };
 
 static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mode mode);
+
+/* The absolute path of w->rel[0..LEN) (LEN 0: the tree's root) into BUF[0..N). */
+static int
+rel_abs(const struct walk *w, size_t len, char *buf, size_t n)
+{
+	int m = snprintf(buf, n, "%s%s%.*s", w->root, len != 0 ? "/" : "", (int)len, w->rel);
+
+	return m < 0 || (size_t)m >= n ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * The walk masked or protected an entry of directory w->rel[0..LEN): it goes in the
+ * hand-off's report.  Never a failure: a report that cannot be whole is not sent.
+ */
+static void
+note_found(struct walk *w, size_t len)
+{
+	struct ab_strv *f = &w->s->walk_found;
+	char path[PATH_MAX];
+
+	if (!w->s->walk_report)
+		return;
+	if (rel_abs(w, len, path, sizeof(path)) != 0 || f->n >= AB_WALKPLAN_DIRS_MAX ||
+	    (!(f->n != 0 && strcmp(f->v[f->n - 1], path) == 0) && ab_strv_push(f, path) != 0)) {
+		w->s->walk_report = 0;
+		ab_strv_free(f);
+	}
+}
+
+/* Length of the directory part of w->rel[0..LEN) (0: the tree's root). */
+static size_t
+parent_len(const struct walk *w, size_t len)
+{
+	while (len > 0 && w->rel[len - 1] != '/')
+		len--;
+	return len > 0 ? len - 1 : 0;
+}
 
 /* Does the entry w->rel match a pattern of SET?  1, 0, or a -errno recorded. */
 static int
@@ -327,11 +373,11 @@ enter_nested_root(struct walk *w, size_t len, const struct stat *st)
 	}
 }
 
+/* descend, the plan asked: PROTECTS is the count before the directory's walk. */
 static int
-descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
-    enum walk_mode mode, int protect)
+descend_into(struct walk *w, int dirfd, const char *name, int depth, size_t len,
+    enum walk_mode mode, int protect, uint32_t protects)
 {
-	uint32_t protects = w->s->protects;
 	struct stat st;
 	int fd, keep = -1, r;
 
@@ -367,6 +413,27 @@ descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 		r = pin_entry(w, keep);
 	if (keep != -1)
 		close(keep);
+	return r;
+}
+
+static int
+descend(struct walk *w, int dirfd, const char *name, int depth, size_t len,
+    enum walk_mode mode, int protect)
+{
+	uint32_t protects = w->s->protects;
+	char path[PATH_MAX];
+	int r, pruning = w->pruning, full;
+
+	/* With a plan, a directory it does not name holds nothing to mask or protect. */
+	if (pruning && !protect && (mode == W_APPLY || mode == W_PROTECTED)) {
+		if ((r = rel_abs(w, len, path, sizeof(path))) != 0)
+			return ab_sess_fail(w->s, r, "%s/%s: path too long", w->root, w->rel);
+		if (!ab_walkplan_enter(w->s, path, &full))
+			return 0;
+		w->pruning = !full;
+	}
+	r = descend_into(w, dirfd, name, depth, len, mode, protect, protects);
+	w->pruning = pruning;
 	return r;
 }
 
@@ -418,14 +485,21 @@ visit(struct walk *w, int dirfd, const struct dirent *de, int depth, size_t len,
 	switch (mode) {
 	case W_APPLY:
 	case W_PROTECTED:
-		if ((m = matches(w, w->mask, is_dir)) != 0)
-			return m < 0 ? m : mask_entry(w, dirfd, de->d_name, depth, len);
+		if ((m = matches(w, w->mask, is_dir)) != 0) {
+			if (m < 0 || (m = mask_entry(w, dirfd, de->d_name, depth, len)) != 0)
+				return m;
+			note_found(w, parent_len(w, len));
+			return 0;
+		}
 		if ((prot = mode == W_APPLY ? matches(w, w->protect, is_dir) : 0) < 0)
 			return prot;
-		if (is_dir)
-			return descend(w, dirfd, de->d_name, depth, len,
-			    prot ? W_PROTECTED : mode, prot);
-		return prot ? protect_nondir(w, dirfd, de->d_name) : 0;
+		if (!is_dir && !prot)
+			return 0;
+		m = is_dir ? descend(w, dirfd, de->d_name, depth, len,
+		    prot ? W_PROTECTED : mode, prot) : protect_nondir(w, dirfd, de->d_name);
+		if (m == 0 && prot)
+			note_found(w, parent_len(w, len));
+		return m;
 	case W_IN_MASKED:
 		if (is_dir)
 			return descend(w, dirfd, de->d_name, depth, len, W_IN_MASKED, 0);
@@ -604,6 +678,13 @@ ab_mask_apply(struct ab_sess *s)
 	w->s = s;
 	w->roots = roots;
 	w->nroots = nroots;
+	/* With a plan (or a "walk everything" one): what this walk finds is the next. */
+	s->walk_report = s->plan != NULL;
+	if (s->plan != NULL && s->plan->prune) {
+		if ((r = ab_walkplan_mounts(s)) != 0)
+			goto out;
+		w->pruning = 1;
+	}
 	if ((r = ab_maskset_new(&s->pol->mask, s->home, &s->pol->project, AB_MASKSET_MASKS,
 	    &w->mask)) != 0 || (r = ab_maskset_new(&s->pol->protect, s->home,
 	    &s->pol->project, AB_MASKSET_PROTECTS, &w->protect)) != 0)
@@ -617,6 +698,7 @@ ab_mask_apply(struct ab_sess *s)
 			r = ab_sess_fail(s, -EMLINK, "masked file %s has %lu hardlink(s) outside "
 			    "the projects and home: they cannot be masked",
 			    w->links[i].name, (unsigned long)(w->links[i].nlink - w->links[i].seen));
+out:
 	s->walked = (uint32_t)w->entries;	/* <= WALK_MAX_ENTRIES */
 	for (i = 0; i < w->nlinks; i++)
 		free(w->links[i].name);

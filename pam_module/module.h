@@ -22,6 +22,8 @@ struct ab_audit_state {
 	long long	 lost, backlog, backlog_limit;
 };
 
+struct ab_walkplan_reply;	/* maskd/handoff.h */
+
 struct ab_sess {
 	struct pam_handle	*pamh;
 	const struct ab_policy	*pol;
@@ -41,6 +43,10 @@ struct ab_sess {
 	uint32_t		 masks;
 	uint32_t		 protects;
 	uint32_t		 walked;	/* entries the mask walk visited (debug line) */
+	struct ab_walkplan_reply *plan;		/* agentbox-maskd's walk plan, or NULL */
+	struct ab_strv		 plan_mounts;	/* mounts inside the trees: walked whole */
+	struct ab_strv		 walk_found;	/* directories the walk masked or protected in */
+	int			 walk_report;	/* 1: walk_found is complete, for the hand-off */
 	const char		*netns_how;	/* step 3: pooled, made, shared, host (debug line) */
 	int			 pooled_netns;	/* agentbox-maskd's namespace for step 3, or -1 */
 	pid_t			 init_pid;	/* host pid of the session's pid 1 */
@@ -109,6 +115,10 @@ int	ab_livemask_connect(struct ab_sess *s);
 /* A connection to agentbox-maskd's control socket (s->maskd_path), with its timeouts:
  * the fd, or -errno; says nothing (each caller knows what a failure means to it). */
 int	ab_maskd_dial(const struct ab_sess *s);
+/* FN(S, CTX, DEV, PATH) for each mount of this namespace, in mountinfo's order (PATH
+ * unescaped); stops at FN's first non-zero and returns it. */
+typedef int (*ab_mount_fn)(struct ab_sess *s, void *ctx, dev_t dev, const char *path);
+int	ab_each_mount(struct ab_sess *s, ab_mount_fn fn, void *ctx);
 int	ab_livemask_handoff(struct ab_sess *s);
 
 /* world.c: private /tmp /var/tmp /dev /run, host sockets hidden, /run/agentbox made. */
@@ -131,6 +141,18 @@ void	ab_ephemeral_count(int upper, const int *lower, size_t n, struct ab_eph_cou
 
 /* mask.c: mask and protect mounts under every project and the home directory. */
 int	ab_mask_apply(struct ab_sess *s);
+
+/*
+ * walkplan.c: agentbox-maskd's walk plan (maskd/walkindex.h).  ab_walkplan_ask, host
+ * side: s->plan, or NULL (walk everything), never a refusal.  ab_walkplan_mounts, in the
+ * session's namespace before the walk: the mounts inside the trees, walked whole.
+ * ab_walkplan_enter: 1 if the walk goes into directory PATH (absolute), and *FULL if
+ * everything below it is walked.  ab_walkplan_free: the plan and what the walk found.
+ */
+void	ab_walkplan_ask(struct ab_sess *s);
+int	ab_walkplan_mounts(struct ab_sess *s);
+int	ab_walkplan_enter(const struct ab_sess *s, const char *path, int *full);
+void	ab_walkplan_free(struct ab_sess *s);
 /* mask.c: open tree TREE (0: the home, then each project) with OFLAGS, no symlinks on
  * the way; the fd, -ENOENT for a missing home (no failure recorded), or -errno. */
 int	ab_tree_open(struct ab_sess *s, size_t tree, int oflags);

@@ -320,9 +320,11 @@ log_confined(const struct ab_sess *s, const struct sess_clock *c)
 		n += (size_t)w;
 	}
 	pam_syslog(s->pamh, LOG_DEBUG, "confined session of %s: ses %u, pid 1 %d, %u masks, "
-	    "%u protects, %u entries walked, netns %s, policy load %ld us, then %ld us "
-	    "(cumulative: %s)", s->user, s->ses, (int)s->init_pid, s->masks, s->protects,
-	    s->walked, s->netns_how != NULL ? s->netns_how : "joined", c->load_us,
+	    "%u protects, %u entries walked, netns %s, walk %s, policy load %ld us, then "
+	    "%ld us (cumulative: %s)", s->user, s->ses, (int)s->init_pid, s->masks,
+	    s->protects, s->walked, s->netns_how != NULL ? s->netns_how : "joined",
+	    s->plan != NULL && s->plan->prune ? "planned" : s->joined ? "none" : "whole",
+	    c->load_us,
 	    elapsed_us(&c->t_open), steps);
 }
 
@@ -419,6 +421,7 @@ sess_close(struct ab_sess *s)
 		*fds[i] = -1;
 	}
 	close_ephemeral(&s->eph_upper, &s->eph_lower, s->eph_n);
+	ab_walkplan_free(s);
 }
 
 /*
@@ -498,6 +501,9 @@ host_side_opens(struct ab_sess *s)
 	 * older than this module read one connection at a time, and would sit on that
 	 * one while this request waited behind it. */
 	ab_netns_take_pooled(s);
+	/* For step 5: which directories the mask walk must read (a plan of agentbox-maskd's
+	 * walk index; without one, all of them). */
+	ab_walkplan_ask(s);
 	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
 	 * mask has nothing for it to decide, unless it learns. */
 	if (s->pol->mask.n != 0 || s->pol->learn == AB_YES)

@@ -1,6 +1,6 @@
 /*
  * Kernel interfaces newer than Debian 12's glibc 2.36 / linux-libc-dev 6.1 headers.
- * Only what pam_agentbox uses; every definition is guarded so newer headers win.
+ * Only what pam_agentbox and agentbox-maskd use; every definition is guarded so newer headers win.
  * Note: <linux/mount.h> clashes with glibc 2.36's <sys/mount.h>, so nothing here
  * includes it: <sys/mount.h> already has the new mount API (open_tree, move_mount,
  * mount_setattr) and its MOUNT_ATTR_* constants.

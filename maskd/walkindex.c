@@ -1,0 +1,626 @@
+/*
+ * The walk index (walkindex.h says what it keeps and why it is enough).  Library code:
+ * 0 / -errno, never prints, never exits, all state in struct ab_windex.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "handoff.h"
+#include "maskd.h"
+#include "policy.h"
+#include "walkindex.h"
+
+#define WX_KEYS_MAX	32	/* users x policies kept; the least recently asked goes */
+#define WX_SET_SLOTS	(2 * AB_WALKPLAN_DIRS_MAX)	/* open addressing, half full */
+#define WX_CACHE	512	/* directory handle -> path, direct-mapped */
+#define WX_BUF		(64 * 1024)
+#define WX_EVENTS	(FAN_CREATE | FAN_RENAME | FAN_ONDIR)
+
+/* D: a set of directory paths, each maybe "full". */
+struct dirset {
+	char		**path;		/* WX_SET_SLOTS slots */
+	unsigned char	 *full;
+	size_t		  n;
+};
+
+struct root {
+	int	exists;
+	dev_t	dev;
+	ino_t	ino;
+};
+
+struct wkey {
+	int			 used;
+	char			*text;		/* the request: the key */
+	size_t			 len;
+	struct ab_walkplan_req	 req;
+	struct ab_maskset	*mask, *protect;
+	size_t			 ntrees;	/* ab_trees_n */
+	struct root		*root;
+	uint32_t		 id, gen;	/* id: slot + WX_KEYS_MAX * generation of the key */
+	int			 valid;		/* D holds a walk's findings: plans can be given */
+	struct dirset		 set;
+	unsigned long long	 asked;		/* tick of the last plan: the LRU's */
+};
+
+struct fsmark {
+	int32_t	fsid[2];
+	int	fd;		/* a directory of it, for open_by_handle_at */
+};
+
+struct cached {
+	struct ab_maskd_key	 dir;
+	char			*path;
+};
+
+struct ab_windex {
+	int			 fan;
+	struct fsmark		 fs[AB_MASKD_FS_MAX];
+	size_t			 nfs;
+	struct wkey		 key[WX_KEYS_MAX];
+	uint32_t		 keygen;
+	unsigned long long	 tick;
+	struct cached		 cache[WX_CACHE];
+	unsigned char		*buf;
+};
+
+/* ---- D ---- */
+
+static uint64_t
+hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (n-- > 0)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+static int
+set_init(struct dirset *s)
+{
+	s->path = calloc(WX_SET_SLOTS, sizeof(*s->path));
+	s->full = calloc(WX_SET_SLOTS, 1);
+	s->n = 0;
+	return s->path != NULL && s->full != NULL ? 0 : -ENOMEM;
+}
+
+static void
+set_clear(struct dirset *s)
+{
+	size_t i;
+
+	for (i = 0; s->path != NULL && i < WX_SET_SLOTS; i++) {
+		free(s->path[i]);
+		s->path[i] = NULL;
+		s->full[i] = 0;
+	}
+	s->n = 0;
+}
+
+static void
+set_free(struct dirset *s)
+{
+	set_clear(s);
+	free(s->path);
+	free(s->full);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Add PATH[0..N) (FULL: walked whole).  0, -ENOSPC past AB_WALKPLAN_DIRS_MAX, -ENOMEM. */
+static int
+set_add_n(struct dirset *s, const char *path, size_t n, int full)
+{
+	size_t i = hash_bytes(path, n) & (WX_SET_SLOTS - 1);
+
+	for (; s->path[i] != NULL; i = (i + 1) & (WX_SET_SLOTS - 1)) {
+		if (strncmp(s->path[i], path, n) == 0 && s->path[i][n] == '\0') {
+			s->full[i] |= (unsigned char)full;
+			return 0;
+		}
+	}
+	if (s->n >= AB_WALKPLAN_DIRS_MAX)
+		return -ENOSPC;
+	if ((s->path[i] = strndup(path, n)) == NULL)
+		return -ENOMEM;
+	s->full[i] = (unsigned char)full;
+	s->n++;
+	return 0;
+}
+
+/* PATH (FULL or not) and every directory above it but "/". */
+static int
+set_add_up(struct dirset *s, const char *path, int full)
+{
+	size_t n = strlen(path);
+	int r;
+
+	while (n > 1) {
+		if ((r = set_add_n(s, path, n, full)) != 0)
+			return r;
+		full = 0;
+		while (n > 0 && path[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--;	/* drop the '/' too: "/a/b" -> "/a" */
+	}
+	return 0;
+}
+
+/* ---- keys ---- */
+
+static void
+key_forget(struct ab_windex *w, struct wkey *k)
+{
+	set_clear(&k->set);
+	k->valid = 0;
+	k->gen = 0;
+	k->id = (uint32_t)(k - w->key) + WX_KEYS_MAX * ++w->keygen;
+}
+
+static void
+key_free(struct wkey *k)
+{
+	free(k->text);
+	ab_walkplan_req_free(&k->req);
+	ab_maskset_free(k->mask);
+	ab_maskset_free(k->protect);
+	free(k->root);
+	set_free(&k->set);
+	memset(k, 0, sizeof(*k));
+}
+
+static void
+forget_all(struct ab_windex *w)
+{
+	size_t i;
+
+	for (i = 0; i < WX_KEYS_MAX; i++)
+		if (w->key[i].used)
+			key_forget(w, &w->key[i]);
+	for (i = 0; i < WX_CACHE; i++) {
+		free(w->cache[i].path);
+		w->cache[i].path = NULL;
+	}
+}
+
+static const char *
+tree_path(const struct wkey *k, size_t i)
+{
+	return ab_trees_path(k->req.home, &k->req.projects, i);
+}
+
+/* Is PATH strictly inside TREE?  Then *REL is its path relative to TREE. */
+static int
+inside(const char *tree, const char *path, const char **rel)
+{
+	size_t n = strlen(tree);
+
+	if (n == 1)	/* "/" */
+		n = 0;
+	if (strncmp(path, tree, n) != 0 || path[n] != '/' || path[n + 1] == '\0')
+		return 0;
+	*rel = path + n + 1;
+	return 1;
+}
+
+/* Is PATH a tree's root or a directory above one? */
+static int
+holds_a_root(const struct wkey *k, const char *path)
+{
+	const char *t, *rel;
+	size_t i;
+
+	for (i = 0; i < k->ntrees; i++)
+		if ((t = tree_path(k, i)) != NULL && (strcmp(t, path) == 0 || inside(path, t, &rel)))
+			return 1;
+	return 0;
+}
+
+/* ---- the filesystems marked ---- */
+
+static int
+fs_mark(struct ab_windex *w, int fd)
+{
+	struct statfs sf;
+	int32_t fsid[2];
+	size_t i;
+	int dup;
+
+	if (fstatfs(fd, &sf) == -1)
+		return -errno;
+	memcpy(fsid, &sf.f_fsid, sizeof(fsid));
+	for (i = 0; i < w->nfs; i++)
+		if (memcmp(w->fs[i].fsid, fsid, sizeof(fsid)) == 0)
+			return 0;
+	if (w->nfs == AB_MASKD_FS_MAX)
+		return -E2BIG;
+	if (fanotify_mark(w->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WX_EVENTS, fd, NULL) == -1)
+		return -errno;
+	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1)
+		return -errno;
+	memcpy(w->fs[w->nfs].fsid, fsid, sizeof(fsid));
+	w->fs[w->nfs++].fd = dup;
+	return 0;
+}
+
+/*
+ * Each tree's root as it is now (an admin-written path: no symlink followed, as the
+ * module opens it), its filesystem marked.  1 if a root is not the directory it was (the
+ * key must forget D), 0 if all are, or -errno (no plan for this key).
+ */
+static int
+roots_check(struct ab_windex *w, struct wkey *k)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS };
+	struct root now;
+	struct stat st;
+	const char *t;
+	size_t i;
+	int changed = 0, fd, r;
+
+	for (i = 0; i < k->ntrees; i++) {
+		memset(&now, 0, sizeof(now));
+		if ((t = tree_path(k, i)) != NULL) {
+			if ((fd = ab_openat2(AT_FDCWD, t, &how)) == -1 && errno != ENOENT)
+				return -errno;
+			if (fd >= 0) {
+				r = fstat(fd, &st) == -1 ? -errno : fs_mark(w, fd);
+				(void)close(fd);
+				if (r != 0)
+					return r;
+				now = (struct root){ 1, st.st_dev, st.st_ino };
+			}
+		}
+		if (now.exists != k->root[i].exists || now.dev != k->root[i].dev ||
+		    now.ino != k->root[i].ino)
+			changed = 1;
+		k->root[i] = now;
+	}
+	return changed;
+}
+
+static struct wkey *
+key_find(struct ab_windex *w, const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < WX_KEYS_MAX; i++)
+		if (w->key[i].used && w->key[i].len == len && memcmp(w->key[i].text, buf, len) == 0)
+			return &w->key[i];
+	return NULL;
+}
+
+/* A new key for request BUF[0..LEN), in a free slot or the least recently asked one's. */
+static int
+key_new(struct ab_windex *w, const char *buf, size_t len, struct wkey **out)
+{
+	struct wkey *k = &w->key[0];
+	size_t i;
+	int r;
+
+	for (i = 0; i < WX_KEYS_MAX; i++) {
+		if (!w->key[i].used) {
+			k = &w->key[i];
+			break;
+		}
+		if (w->key[i].asked < k->asked)
+			k = &w->key[i];
+	}
+	key_free(k);
+	if ((r = ab_walkplan_req_parse(buf, len, &k->req)) != 0)
+		goto fail;
+	k->ntrees = ab_trees_n(&k->req.projects);
+	if ((k->text = malloc(len)) == NULL || (k->root = calloc(k->ntrees,
+	    sizeof(*k->root))) == NULL || (r = set_init(&k->set)) != 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	memcpy(k->text, buf, len);
+	k->len = len;
+	if ((r = ab_maskset_new(&k->req.masks, k->req.home, &k->req.projects,
+	    AB_MASKSET_MASKS, &k->mask)) != 0 || (r = ab_maskset_new(&k->req.protects,
+	    k->req.home, &k->req.projects, AB_MASKSET_PROTECTS, &k->protect)) != 0)
+		goto fail;
+	k->used = 1;
+	key_forget(w, k);	/* a fresh id */
+	*out = k;
+	return 0;
+fail:
+	key_free(k);
+	return r;
+}
+
+/* ---- events ---- */
+
+static size_t
+cache_slot(const struct ab_maskd_key *dir)
+{
+	return hash_bytes(dir, offsetof(struct ab_maskd_key, h) + dir->len) & (WX_CACHE - 1);
+}
+
+static int
+fd_path(int fd, char *out, size_t outlen)
+{
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, out, outlen)) == -1)
+		return -errno;
+	if ((size_t)n >= outlen)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+/* The path of directory DIR now (cached: a directory renamed empties the cache). */
+static int
+dir_path(struct ab_windex *w, const struct ab_maskd_key *dir, char *out, size_t outlen)
+{
+	struct cached *c = &w->cache[cache_slot(dir)];
+	struct {
+		struct file_handle	fh;
+		unsigned char		h[AB_MASKD_HANDLE_MAX];
+	} b;
+	size_t i;
+	int fd, r;
+
+	if (c->path != NULL && memcmp(&c->dir, dir, offsetof(struct ab_maskd_key, h) +
+	    dir->len) == 0) {
+		if (strlen(c->path) >= outlen)
+			return -ENAMETOOLONG;
+		strcpy(out, c->path);
+		return 0;
+	}
+	for (i = 0; i < w->nfs; i++)
+		if (memcmp(w->fs[i].fsid, dir->fsid, sizeof(dir->fsid)) == 0)
+			break;
+	if (i == w->nfs)
+		return -ENOENT;
+	b.fh.handle_bytes = dir->len;
+	b.fh.handle_type = dir->type;
+	memcpy(b.fh.f_handle, dir->h, dir->len);
+	if ((fd = open_by_handle_at(w->fs[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
+		return -errno;
+	r = fd_path(fd, out, outlen);
+	(void)close(fd);
+	if (r != 0)
+		return r;
+	free(c->path);
+	c->dir = *dir;
+	c->path = strdup(out);	/* NULL: not cached, no harm */
+	return 0;
+}
+
+/* Does the walk act on PATH (inside tree I of K, at REL)?  An error counts as yes. */
+static int
+acted(const struct wkey *k, size_t i, const char *rel, int is_dir)
+{
+	return ab_maskset_match_path(k->mask, i, rel, is_dir) != 0 ||
+	    ab_maskset_match_path(k->protect, i, rel, is_dir) != 0;
+}
+
+/* One name of an event (PATH, absolute; OLD: a rename's old name) into key K. */
+static void
+key_apply(struct ab_windex *w, struct wkey *k, const char *path, int is_dir, int renamed,
+    int old)
+{
+	const char *t, *rel;
+	char *dir;
+	size_t i;
+	int r = 0;
+
+	if (is_dir && renamed && holds_a_root(k, path)) {
+		key_forget(w, k);
+		return;
+	}
+	if (old)
+		return;		/* a name gone: D may hold too much, never too little */
+	for (i = 0; i < k->ntrees; i++) {
+		if ((t = tree_path(k, i)) == NULL || !inside(t, path, &rel))
+			continue;
+		if (is_dir && renamed) {
+			r = set_add_up(&k->set, path, 1);
+		} else if (acted(k, i, rel, is_dir)) {
+			if ((dir = strndup(path, (size_t)(strrchr(path, '/') - path))) == NULL)
+				r = -ENOMEM;
+			else
+				r = set_add_up(&k->set, dir[0] == '\0' ? "/" : dir, 0);
+			free(dir);
+		} else {
+			continue;
+		}
+		k->gen++;
+		break;
+	}
+	if (r != 0)	/* D too big to be of use, or no memory: walk it all */
+		key_forget(w, k);
+}
+
+/* ab_maskd_event_fn: one event into every key. */
+static int
+on_event(void *arg, const struct ab_maskd_dirent_ev *ev)
+{
+	struct ab_windex *w = arg;
+	int is_dir = (ev->mask & FAN_ONDIR) != 0, renamed = (ev->mask & FAN_RENAME) != 0;
+	char path[PATH_MAX];
+	size_t i, j, n;
+	int r;
+
+	for (i = 0; i < ev->nnames; i++) {
+		if (ev->is_old[i] && !is_dir)
+			continue;	/* a file's old name: nothing to add */
+		r = dir_path(w, &ev->dir[i], path, sizeof(path));
+		if (r == -ESTALE || r == -ENOENT)
+			continue;	/* its directory is gone, and the name with it */
+		n = strlen(path);
+		if (r == 0 && snprintf(path + n, sizeof(path) - n, "%s%s", n == 1 ? "" : "/",
+		    ev->name[i]) >= (int)(sizeof(path) - n))
+			r = -ENAMETOOLONG;
+		if (r != 0)
+			return r;	/* forget everything: a change we cannot place */
+		for (j = 0; j < WX_KEYS_MAX; j++)
+			if (w->key[j].used)
+				key_apply(w, &w->key[j], path, is_dir, renamed, ev->is_old[i]);
+	}
+	if (is_dir && renamed)	/* every cached path below it is stale */
+		for (j = 0; j < WX_CACHE; j++) {
+			free(w->cache[j].path);
+			w->cache[j].path = NULL;
+		}
+	return 0;
+}
+
+int
+ab_windex_drain(struct ab_windex *w)
+{
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		if ((n = read(w->fan, w->buf, WX_BUF)) == -1) {
+			if (errno == EAGAIN)
+				return 0;
+			r = -errno;
+			break;
+		}
+		if ((r = ab_maskd_events_each(w->buf, (size_t)n, on_event, w)) != 0)
+			break;
+	}
+	forget_all(w);	/* an overflow, a malformed event, a name we could not place */
+	return r;
+}
+
+/* ---- plans and reports ---- */
+
+/* "dir P" / "full P" for every directory of D, after HEAD; -E2BIG if OUT is too short. */
+static int
+put_plan(const struct wkey *k, char *out, size_t outlen, size_t *n)
+{
+	size_t i, off = 0;
+	int m;
+
+	m = snprintf(out, outlen, "plan %u %u\n", k->id, k->gen);
+	if (m < 0 || (size_t)m >= outlen)
+		return -E2BIG;
+	off = (size_t)m;
+	for (i = 0; i < WX_SET_SLOTS; i++) {
+		if (k->set.path[i] == NULL)
+			continue;
+		m = snprintf(out + off, outlen - off, "%s %s\n", k->set.full[i] ? "full" : "dir",
+		    k->set.path[i]);
+		if (m < 0 || (size_t)m >= outlen - off)
+			return -E2BIG;
+		off += (size_t)m;
+	}
+	*n = off;
+	return 0;
+}
+
+void
+ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out, size_t outlen,
+    size_t *n)
+{
+	struct wkey *k;
+	int r;
+
+	(void)ab_windex_drain(w);	/* a failure has forgotten every key: they walk */
+	if ((k = key_find(w, buf, len)) == NULL && (r = key_new(w, buf, len, &k)) != 0)
+		goto refused;
+	k->asked = ++w->tick;
+	if ((r = roots_check(w, k)) < 0) {
+		key_free(k);
+		goto refused;
+	}
+	if (r == 1)
+		key_forget(w, k);
+	/* A key just made, or one whose root changed, has no D yet: its login walks all,
+	 * and what it finds (with what the events add meanwhile) is the next plan. */
+	if (k->valid && put_plan(k, out, outlen, n) == 0)
+		return;
+	*n = (size_t)snprintf(out, outlen, "walk %u %u\n", k->id, k->gen);
+	return;
+refused:
+	*n = (size_t)snprintf(out, outlen, "refused no walk index: %s", strerror(-r));
+}
+
+void
+ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen, const struct ab_strv *found)
+{
+	struct wkey *k = &w->key[id % WX_KEYS_MAX];
+	size_t i;
+	int r = 0;
+
+	if (!k->used || k->id != id)
+		return;		/* forgotten (or taken by another key) since that plan */
+	if (k->gen == gen)	/* nothing added since the plan: the walk's view is D */
+		set_clear(&k->set);
+	for (i = 0; r == 0 && i < found->n; i++)
+		r = found->v[i][0] == '/' ? set_add_up(&k->set, found->v[i], 0) : -EINVAL;
+	if (r != 0) {
+		key_forget(w, k);
+		return;
+	}
+	k->valid = 1;
+}
+
+/* ---- life ---- */
+
+int
+ab_windex_new(struct ab_windex **out)
+{
+	struct ab_windex *w;
+	int e;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL || (w->buf = malloc(WX_BUF)) == NULL) {
+		free(w);
+		return -ENOMEM;
+	}
+	/* Notifications only: nothing ever waits on this group. */
+	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+	    FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	if (w->fan == -1) {
+		e = errno;
+		free(w->buf);
+		free(w);
+		return -e;
+	}
+	*out = w;
+	return 0;
+}
+
+int
+ab_windex_fd(const struct ab_windex *w)
+{
+	return w->fan;
+}
+
+void
+ab_windex_free(struct ab_windex *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	forget_all(w);
+	for (i = 0; i < WX_KEYS_MAX; i++)
+		key_free(&w->key[i]);
+	for (i = 0; i < w->nfs; i++)
+		(void)close(w->fs[i].fd);
+	(void)close(w->fan);
+	free(w->buf);
+	free(w);
+}

@@ -1,0 +1,140 @@
+/*
+ * The walk plan (maskd/walkindex.h): agentbox-maskd keeps, per user and policy, the
+ * directories of the trees that hold something the mask walk masks or protects, and
+ * the login's walk (mask.c) reads only those, not the whole project: its cost follows
+ * what there is to mask, not how big the project is (issue 12 item 4, issue 14).
+ *
+ * Asked host side, before step 3 (the world hides the control socket).  Never decides
+ * whether a login opens: no daemon, no index, a refusal, a malformed or late reply, and
+ * the login walks all of its trees, as it did before there was an index.  What it gets
+ * it trusts as it trusts the daemon's hand-off answer: root's, on a root-only socket.
+ *
+ * A plan cannot see mounts inside the trees (another filesystem sends the index no
+ * events): the walk enters each such mount, and every directory on the way to it,
+ * whole (ab_walkplan_enter).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "handoff.h"
+#include "module.h"
+
+#include <security/pam_ext.h>
+#include <syslog.h>
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+has(const struct ab_strv *sorted, const char *path)
+{
+	return sorted->n != 0 && bsearch(&path, sorted->v, sorted->n, sizeof(*sorted->v),
+	    cmp_str) != NULL;
+}
+
+/* The request: this user's trees and patterns, the index's key. */
+static int
+encode(const struct ab_sess *s, char *buf, size_t len, size_t *n)
+{
+	struct ab_walkplan_req q = { .uid = (uint32_t)s->uid, .home = (char *)s->home,
+	    .projects = s->pol->project, .masks = s->pol->mask, .protects = s->pol->protect };
+
+	return ab_walkplan_req_encode(&q, buf, len, n);
+}
+
+void
+ab_walkplan_ask(struct ab_sess *s)
+{
+	static char buf[AB_WALKPLAN_REPLY_MAX];
+	struct ab_walkplan_reply *p;
+	size_t n;
+	ssize_t got;
+	int conn, r;
+
+	if (s->maskd_path == NULL || s->ephemeral || s->pol->mask.n == 0 ||
+	    encode(s, buf, AB_MASKD_MSG_MAX, &n) != 0 || (conn = ab_maskd_dial(s)) < 0)
+		return;
+	got = send(conn, buf, n, MSG_NOSIGNAL) == (ssize_t)n ?
+	    recv(conn, buf, sizeof(buf), 0) : -1;
+	(void)close(conn);
+	if (got <= 0 || strncmp(buf, "refused ", 8) == 0)
+		return;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return;
+	if ((r = ab_walkplan_reply_parse(buf, (size_t)got, p)) != 0) {
+		pam_syslog(s->pamh, LOG_WARNING, "agentbox-maskd sent a malformed walk plan "
+		    "(%s): walking every tree", strerror(-r));
+		ab_walkplan_reply_free(p);
+		free(p);
+		return;
+	}
+	s->plan = p;
+}
+
+/*
+ * Mounts strictly inside a tree (mountinfo: this namespace's, the world's included), as
+ * "full" for the walk: the index is told nothing about their filesystems.
+ */
+static int
+mount_in_tree(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
+{
+	size_t i, n;
+	const char *t;
+
+	(void)ctx;
+	(void)dev;
+	for (i = 0; i < ab_trees_n(&s->pol->project); i++) {
+		if ((t = ab_trees_path(s->home, &s->pol->project, i)) == NULL)
+			continue;
+		n = strlen(t);
+		if (strncmp(path, t, n) == 0 && path[n] == '/' && path[n + 1] != '\0')
+			return ab_strv_push(&s->plan_mounts, path) == 0 ? 0 :
+			    ab_sess_fail(s, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int
+ab_walkplan_mounts(struct ab_sess *s)
+{
+	if (s->plan == NULL || !s->plan->prune)
+		return 0;
+	return ab_each_mount(s, mount_in_tree, NULL);
+}
+
+int
+ab_walkplan_enter(const struct ab_sess *s, const char *path, int *full)
+{
+	size_t i, n = strlen(path);
+	const char *m;
+
+	*full = has(&s->plan->fulls, path);
+	if (*full || has(&s->plan->dirs, path))
+		return 1;
+	for (i = 0; i < s->plan_mounts.n; i++) {
+		m = s->plan_mounts.v[i];
+		if (strcmp(m, path) == 0)
+			return *full = 1;
+		if (strncmp(m, path, n) == 0 && m[n] == '/')
+			return 1;	/* on the way to one */
+	}
+	return 0;
+}
+
+void
+ab_walkplan_free(struct ab_sess *s)
+{
+	if (s->plan != NULL)
+		ab_walkplan_reply_free(s->plan);
+	free(s->plan);
+	s->plan = NULL;
+	ab_strv_free(&s->plan_mounts);
+	ab_strv_free(&s->walk_found);
+}
