@@ -680,7 +680,9 @@ ab_mask_apply(struct ab_sess *s)
 	w->nroots = nroots;
 	/* With a plan (or a "walk everything" one): what this walk finds is the next. */
 	s->walk_report = s->plan != NULL;
+	s->walk_how = "whole";
 	if (s->plan != NULL && s->plan->prune) {
+		s->walk_how = "planned";
 		if ((r = ab_walkplan_mounts(s)) != 0)
 			goto out;
 		w->pruning = 1;

@@ -47,6 +47,7 @@ struct ab_sess {
 	struct ab_strv		 plan_mounts;	/* mounts inside the trees: walked whole */
 	struct ab_strv		 walk_found;	/* directories the walk masked or protected in */
 	int			 walk_report;	/* 1: walk_found is complete, for the hand-off */
+	const char		*walk_how;	/* "planned", "whole" (debug line); NULL: none */
 	const char		*netns_how;	/* step 3: pooled, made, shared, host (debug line) */
 	int			 pooled_netns;	/* agentbox-maskd's namespace for step 3, or -1 */
 	pid_t			 init_pid;	/* host pid of the session's pid 1 */

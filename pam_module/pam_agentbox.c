@@ -323,7 +323,7 @@ log_confined(const struct ab_sess *s, const struct sess_clock *c)
 	    "%u protects, %u entries walked, netns %s, walk %s, policy load %ld us, then "
 	    "%ld us (cumulative: %s)", s->user, s->ses, (int)s->init_pid, s->masks,
 	    s->protects, s->walked, s->netns_how != NULL ? s->netns_how : "joined",
-	    s->plan != NULL && s->plan->prune ? "planned" : s->joined ? "none" : "whole",
+	    s->walk_how != NULL ? s->walk_how : "none",
 	    c->load_us,
 	    elapsed_us(&c->t_open), steps);
 }

@@ -1,0 +1,157 @@
+#!/bin/bash
+# The walk index (maskd/walkindex.h, pam_module/walkplan.c): agentbox-maskd keeps which
+# directories of a user's trees hold something to mask or protect, and a login walks
+# only those, not the whole project (issue 12 item 4, issue 14).  Each test here changes
+# the tree between two logins, from outside the session, in a way a stale plan would
+# miss, and asserts that the next login masks (EACCES: the login-time mask, not the live
+# enforcer's EPERM) or protects (EROFS) it, or walks everything again.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
+. "$(dirname "$0")/lib-pam.sh"
+E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
+pam_setup
+U=abt_windex1
+pam_user "$U" "$PAM_WORLD_SHELL"
+pam_stack su
+H=/home/$U
+P=$H/proj			# a project inside the home (/home is this world's tmpfs)
+STASH=/home/abt-windex-stash	# outside every tree, on the same filesystem
+pam_policy <<EOF
+[user:$U]
+project = $P
+read = /usr /bin /sbin /lib /lib64 /etc
+mask = .env *.pem id_rsa* secrets/ cfg/*.key deploy/*.key
+protect = .envrc **/.git/hooks/
+network = none
+EOF
+
+# 2,000 plain files in 40 directories, two levels deep, and a few things to mask.
+for i in $(seq 1 20); do
+	for j in 1 2; do
+		mkdir -p "$P/src/m$i/d$j"
+		for k in $(seq 1 50); do : > "$P/src/m$i/d$j/f$k.c"; done
+	done
+done
+mkdir -p "$P/.git/hooks" "$P/cfg"
+echo SECRET-ENV > "$P/.env"
+echo SECRET-KEY > "$P/cfg/site.key"
+echo hook > "$P/.git/hooks/pre-commit"
+mkdir -p "$STASH"
+chown -R "$U:" "$H"
+total=$(find "$H" -mindepth 1 | wc -l)
+
+# login CMD: the session's output; LINE: its debug line (walk, entries walked)
+login() {
+	pam_authlog_since
+	OUT=$(su "$U" -c "$1" 2>&1)
+	LINE=$(pam_authlog_find "confined session of $U: " 5 | tail -1)
+	WALKED=$(sed -n 's/.* \([0-9]*\) entries walked,.*/\1/p' <<<"$LINE")
+	HOW=$(sed -n 's/.*, walk \([a-z]*\),.*/\1/p' <<<"$LINE")
+}
+# Reads (cat) every path given, one line each: PATH<TAB>READ:content or ERR:message
+read_each='for f in "$@"; do out=$(cat -- "$f" 2>&1) && r=READ || r=ERR; printf "%s\t%s:%s\n" "$f" "$r" "$out"; done'
+reads() { login "$(printf '%q ' bash -c "$read_each" x "$@")"; }
+result() { printf '%s\n' "$OUT" | awk -F'\t' -v f="$1" '$1 == f { print $2 }'; }
+
+## 1. The first login walks everything; the second walks by the plan, and masks the same
+reads "$P/.env" "$P/cfg/site.key"
+is "$HOW" "whole" "the first login of a user walks every tree (the index has no plan yet)"
+is "$WALKED" "$total" "... all $total entries"
+like "$(result "$P/.env")" "Permission denied" "... and masks .env"
+reads "$P/.env" "$P/cfg/site.key" "$P/src/m1/d1/f1.c"
+is "$HOW" "planned" "the next login walks by agentbox-maskd's plan"
+check "$([ "${WALKED:-9999}" -lt 100 ]; echo $?)" "... reading $WALKED entries of $total"
+like "$(result "$P/.env")" "Permission denied" "... .env still masked at login (EACCES: a mount)"
+like "$(result "$P/cfg/site.key")" "Permission denied" "... cfg/site.key still masked"
+like "$(result "$P/src/m1/d1/f1.c")" "READ:" "... a plain file still readable"
+login "echo x > $P/.git/hooks/pre-commit"
+like "$OUT" "Read-only file system" "... .git/hooks still protected"
+
+## 2. Created between two logins, deep in a directory the plan left out
+echo SECRET-PEM > "$P/src/m7/d2/server.pem"
+mkdir "$P/src/m9/d1/secrets" && echo SECRET-DIR > "$P/src/m9/d1/secrets/token"
+echo 'export X=1' > "$P/src/m3/.envrc"
+mkdir -p "$P/src/m4/vendor/.git/hooks"
+echo SECRET-SSH > "$STASH/id_rsa_new" && ln "$STASH/id_rsa_new" "$P/src/m5/d1/plain.txt"
+chown -R "$U:" "$H"
+reads "$P/src/m7/d2/server.pem" "$P/src/m9/d1/secrets/token"
+is "$HOW" "planned" "after files were created: still a planned walk"
+like "$(result "$P/src/m7/d2/server.pem")" "Permission denied" \
+    "a *.pem created after the last login in a directory the plan left out is masked at login"
+like "$(result "$P/src/m9/d1/secrets/token")" "Permission denied" \
+    "a new secrets/ directory there is masked at login"
+login "echo x >> $P/src/m3/.envrc"
+like "$OUT" "Read-only file system" "a new .envrc there is protected at login"
+login "touch $P/src/m4/vendor/.git/hooks/post-checkout"
+like "$OUT" "Read-only file system" "a new nested .git/hooks/ there is protected at login"
+
+## 3. A directory moved in from outside the trees, holding a secret: walked whole
+mkdir -p "$STASH/keys" && echo SECRET-MOVED > "$STASH/keys/id_rsa"
+chown -R "$U:" "$STASH"
+mv "$STASH/keys" "$P/src/m11/d1/keys"
+reads "$P/src/m11/d1/keys/id_rsa"
+like "$(result "$P/src/m11/d1/keys/id_rsa")" "Permission denied" \
+    "a directory moved into the project with an id_rsa inside: masked at the next login"
+# An anchored pattern (deploy/*.key: the project's own deploy/) that starts to match
+# because a directory was renamed: no name in it was created.
+mkdir -p "$P/src/m12/conf" && echo SECRET-RENAMED > "$P/src/m12/conf/app.key"
+chown -R "$U:" "$P/src/m12"
+reads "$P/src/m12/conf/app.key"
+like "$(result "$P/src/m12/conf/app.key")" "READ:SECRET-RENAMED" \
+    "src/m12/conf/app.key is not masked (deploy/*.key)"
+mv "$P/src/m12/conf" "$P/deploy"
+reads "$P/deploy/app.key"
+like "$(result "$P/deploy/app.key")" "Permission denied" \
+    "... renamed to deploy/: masked at the next login (a renamed directory is walked whole)"
+
+## 4. The project root replaced: the index forgets, the login walks everything
+mv "$P" "$H/proj.old"
+mkdir -p "$P/deep/er" && echo NEW-SECRET > "$P/deep/er/.env"
+chown -R "$U:" "$P"
+reads "$P/deep/er/.env"
+is "$HOW" "whole" "the project's root replaced: the next login walks every tree"
+like "$(result "$P/deep/er/.env")" "Permission denied" "... and masks the new tree's .env"
+rm -rf "$H/proj.old"
+
+## 5. A mount inside the project (another filesystem: the index sees none of its events)
+reads "$P/deep/er/.env"
+is "$HOW" "planned" "planned again"
+mkdir -p "$P/deep/mnt"
+mount -t tmpfs -o mode=0755 abt-windex-mnt "$P/deep/mnt" || e2e_die "tmpfs in the project"
+defer "umount -l '$P/deep/mnt'"
+mkdir -p "$P/deep/mnt/a/b" && echo MNT-SECRET > "$P/deep/mnt/a/b/.env"
+reads "$P/deep/mnt/a/b/.env"
+like "$(result "$P/deep/mnt/a/b/.env")" "Permission denied" \
+    "a .env on a filesystem mounted inside the project is masked at login (mounts are walked whole)"
+
+## 6. A masked file hard-linked from outside: still refused, as with a whole walk
+echo LINKED > "$P/deep/er/server.pem" && chown "$U:" "$P/deep/er/server.pem"
+login "echo IN"
+is "$HOW" "planned" "(a planned login)"
+ln "$P/deep/er/server.pem" "$STASH/outside-link"
+login "echo IN"
+unlike "$OUT" "IN" "a masked file with a hard link outside the trees still refuses the login"
+rm -f "$STASH/outside-link"
+login "echo IN"
+like "$OUT" "IN" "... and the link gone, logins open again"
+
+## 7. The daemon restarted: it knows nothing, so the next login walks everything
+pam_maskd_stop
+pam_maskd_start || e2e_die "agentbox-maskd did not start again"
+login "echo IN"
+is "$HOW" "whole" "after agentbox-maskd restarted, the first login walks every tree"
+login "echo IN"
+is "$HOW" "planned" "... the one after walks by plan again"
+
+## 8. Without the index (--walk-index 0), every login walks everything
+pam_maskd_stop
+pam_maskd_start --walk-index 0 || e2e_die "agentbox-maskd did not start again"
+login "echo IN"
+login "echo IN"
+is "$HOW" "whole" "--walk-index 0: every login walks every tree"
+pam_maskd_stop
+pam_maskd_start || e2e_die "agentbox-maskd did not start again"
+
+e2e_assert_host_clean "$U" "$(id -u "$U")"
+rm -rf "$STASH"
+finish
