@@ -66,7 +66,7 @@ struct sess {
 /* Connections waiting for their message: a login connects before it builds its world
  * (the world hides the socket's path) and sends at step 7, after its mask walk; one
  * slow walk must not hold every other login, nor be refused for its length. */
-#define PENDING_MAX	(2 * SESS_MAX)	/* one fd each: more than sessions can start */
+#define PENDING_MAX	128	/* one fd each: twice the sessions (SESS_MAX) that can start */
 #define PENDING_MS	30000	/* a walk is bounded (1,000,000 entries: ~0.5 s) */
 #define NETPOOL_IDLE_MS	5	/* idle this long: one more namespace for the pool */
 

@@ -2,6 +2,7 @@
  * every malformed message is refused whole (a session half understood is a session
  * half enforced). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "handoff.h"
@@ -41,6 +42,56 @@ static const struct {
 	{ "maskd 1\nses 7\nuid 1\npattern .env\nread /usr\n", -EPROTO,
 	    "a read line without learn" },
 	{ "maskd 1\nses 7\nuid 1\nlearn 1\nwrite rel\n", -EINVAL, "a relative write" },
+	/* A walk plan's report: "walked ID GEN", then the directories it found. */
+	{ GOOD "walked 33 4\nfound /home/a/p\nfound /home/a/p/cfg\n", 0, "a walk's report" },
+	{ GOOD "walked 33 4\n", 0, "a report that found nothing" },
+	{ GOOD "found /home/a/p\n", -EPROTO, "found before walked" },
+	{ GOOD "walked 33\n", -EPROTO, "walked without its generation" },
+	{ GOOD "walked 33 4 5\n", -EPROTO, "walked with a third number" },
+	{ GOOD "walked 33 4\nwalked 33 4\n", -EPROTO, "walked twice" },
+	{ GOOD "walked 33 4\nfound rel\n", -EINVAL, "a relative found" },
+};
+
+/* The walk plan request (pam_module/walkplan.c -> maskd/walkindex.c). */
+static const struct {
+	const char	*msg;
+	int		 want;
+	const char	*why;
+} reqs[] = {
+	{ "walkplan 1\nuid 5\nhome /h\nproject /p\nmask .env\nprotect .envrc\n", 0,
+	    "a whole request" },
+	{ "walkplan 1\nuid 5\n", 0, "no tree, no pattern (a key like any)" },
+	{ "walkplan 2\nuid 5\n", -EPROTO, "version 2" },
+	{ "uid 5\nwalkplan 1\n", -EPROTO, "version not first" },
+	{ "walkplan 1\nmask .env\n", -EPROTO, "no uid" },
+	{ "walkplan 1\nuid 5\nuid 5\n", -EPROTO, "uid twice" },
+	{ "walkplan 1\nuid 5\nhome rel\n", -EINVAL, "relative home" },
+	{ "walkplan 1\nuid 5\nproject rel\n", -EINVAL, "relative project" },
+	{ "walkplan 1\nuid 5\nmask a/../b\n", -EINVAL, "invalid mask" },
+	{ "walkplan 1\nuid 5\nprotect a/../b\n", -EINVAL, "invalid protect" },
+	{ "walkplan 1\nuid 5\npattern .env\n", -EPROTO, "a hand-off key" },
+	{ "walkplan 1\nuid 5", -EPROTO, "no final newline" },
+};
+
+/* Its reply. */
+static const struct {
+	const char	*msg;
+	int		 want;
+	const char	*why;
+} replies[] = {
+	{ "plan 65 3\ndir /h\ndir /h/p\nfull /h/p/new\n", 0, "a plan" },
+	{ "walk 65 0\n", 0, "walk everything" },
+	{ "walk 65 0\ndir /h\n", -EPROTO, "a directory after walk" },
+	{ "plan 65\n", -EPROTO, "no generation" },
+	{ "plan 65 3\ndir h\n", -EPROTO, "a relative directory" },
+	{ "plan 65 3\ndir /h/../etc\n", -EPROTO, "a .. component" },
+	{ "plan 65 3\ndir /h/./p\n", -EPROTO, "a . component" },
+	{ "plan 65 3\ndir /h//p\n", -EPROTO, "an empty component" },
+	{ "plan 65 3\ndir /h/\n", -EPROTO, "a trailing slash" },
+	{ "plan 65 3\nskip /h\n", -EPROTO, "an unknown line" },
+	{ "refused no index\n", -EPROTO, "a refusal is not a plan" },
+	{ "plan 65 3\ndir /h", -EPROTO, "no final newline" },
+	{ "", -EPROTO, "empty" },
 };
 
 int
@@ -100,5 +151,71 @@ main(void)
 	    ab_maskd_open_parse(buf, len, &back) == -EPROTO,
 	    "without learn and without a pattern the daemon refuses it");
 	ab_maskd_open_free(&back);
+
+	/* A report both ways; too big a report is the caller's to drop (E2BIG). */
+	m.learn = 0;
+	m.patterns = (struct ab_strv){ pat_v, 2 };
+	m.walked = 1;
+	m.walk_id = 4294967295u;
+	m.walk_gen = 0;
+	m.found = (struct ab_strv){ proj_v, 2 };
+	ok(ab_maskd_open_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    ab_maskd_open_parse(buf, len, &back) == 0 && back.walked == 1 &&
+	    back.walk_id == 4294967295u && back.walk_gen == 0 && back.found.n == 2 &&
+	    strcmp(back.found.v[1], "/home/a/q") == 0, "a walk's report, both ways");
+	ab_maskd_open_free(&back);
+	m.walked = 0;
+
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		struct ab_walkplan_req q;
+		int r = ab_walkplan_req_parse(reqs[i].msg, strlen(reqs[i].msg), &q);
+
+		ok(r == reqs[i].want, "walk plan request, %s: %d", reqs[i].why, r);
+		ab_walkplan_req_free(&q);
+	}
+	{
+		struct ab_walkplan_req q = { .uid = 5, .home = "/h",
+		    .projects = { proj_v, 2 }, .masks = { pat_v, 2 }, .protects = { pat_v, 1 } };
+		struct ab_walkplan_req qb;
+
+		ok(ab_walkplan_req_encode(&q, buf, sizeof(buf), &len) == 0 &&
+		    ab_walkplan_req_parse(buf, len, &qb) == 0 && qb.uid == 5 &&
+		    strcmp(qb.home, "/h") == 0 && qb.projects.n == 2 && qb.masks.n == 2 &&
+		    qb.protects.n == 1 && strcmp(qb.masks.v[1], "secrets/") == 0,
+		    "a walk plan request, both ways");
+		ab_walkplan_req_free(&qb);
+		q.home = "rel";
+		ok(ab_walkplan_req_encode(&q, buf, sizeof(buf), &len) == -EINVAL,
+		    "a relative home is not encoded");
+	}
+	for (i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		struct ab_walkplan_reply p;
+		int r = ab_walkplan_reply_parse(replies[i].msg, strlen(replies[i].msg), &p);
+
+		ok(r == replies[i].want, "walk plan reply, %s: %d", replies[i].why, r);
+		ab_walkplan_reply_free(&p);
+	}
+	{
+		struct ab_walkplan_reply p;
+		const char *msg = "plan 7 9\ndir /z\ndir /a/b\ndir /a\nfull /a/b/c\n";
+
+		ok(ab_walkplan_reply_parse(msg, strlen(msg), &p) == 0 && p.prune == 1 &&
+		    p.id == 7 && p.gen == 9 && p.dirs.n == 3 && p.fulls.n == 1 &&
+		    strcmp(p.dirs.v[0], "/a") == 0 && strcmp(p.dirs.v[2], "/z") == 0,
+		    "a plan's directories come back sorted (the walk looks them up)");
+		ab_walkplan_reply_free(&p);
+	}
+	{
+		/* More directories than AB_WALKPLAN_DIRS_MAX: refused whole. */
+		static char big[AB_WALKPLAN_REPLY_MAX];
+		struct ab_walkplan_reply p;
+		size_t off = (size_t)snprintf(big, sizeof(big), "plan 1 1\n");
+
+		for (i = 0; i <= AB_WALKPLAN_DIRS_MAX && off + 16 < sizeof(big); i++)
+			off += (size_t)snprintf(big + off, sizeof(big) - off, "dir /d%zu\n", i);
+		ok(ab_walkplan_reply_parse(big, off, &p) == -EPROTO,
+		    "a plan of more than %d directories is refused", AB_WALKPLAN_DIRS_MAX);
+		ab_walkplan_reply_free(&p);
+	}
 	return done_testing();
 }
