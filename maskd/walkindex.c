@@ -12,6 +12,7 @@
 #include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -24,6 +25,11 @@
 #define WX_SET_SLOTS	(2 * AB_WALKPLAN_DIRS_MAX)	/* open addressing, half full */
 #define WX_CACHE	512	/* directory handle -> path, direct-mapped */
 #define WX_BUF		(64 * 1024)
+/* A drain between two polls reads at most this many buffers (1 MiB of events), so a
+ * flood of creates cannot hold the daemon's loop; before a plan it reads on for up to
+ * WX_PLAN_DRAIN_MS, and a plan it could not bring up to date is "walk". */
+#define WX_LOOP_READS	16
+#define WX_PLAN_DRAIN_MS 100
 #define WX_EVENTS	(FAN_CREATE | FAN_RENAME | FAN_ONDIR)
 
 /* D: a set of directory paths, each maybe "full". */
@@ -255,6 +261,42 @@ fs_mark(struct ab_windex *w, int fd)
 	return 0;
 }
 
+static int fd_path(int fd, char *out, size_t outlen);
+
+/*
+ * Does the tree root open as FD, at PATH, come back as PATH through its filesystem's
+ * fd (the one events are resolved through)?  A tree reached through another mount of
+ * the same filesystem (a bind mount of a subdirectory elsewhere) would not: its events
+ * would resolve to paths in no tree, and its user's plans would miss them.  0, or
+ * -EXDEV (no index for that key), or -errno.
+ */
+static int
+resolves_back(const struct ab_windex *w, int fd, const char *path)
+{
+	struct {
+		struct file_handle	fh;
+		unsigned char		h[AB_MASKD_HANDLE_MAX];
+	} b;
+	struct statfs sf;
+	char got[PATH_MAX];
+	size_t i;
+	int mnt, back, r;
+
+	b.fh.handle_bytes = AB_MASKD_HANDLE_MAX;
+	if (fstatfs(fd, &sf) == -1 || name_to_handle_at(fd, "", &b.fh, &mnt, AT_EMPTY_PATH) == -1)
+		return -errno;
+	for (i = 0; i < w->nfs; i++)
+		if (memcmp(w->fs[i].fsid, &sf.f_fsid, sizeof(w->fs[i].fsid)) == 0)
+			break;
+	if (i == w->nfs)
+		return -ENOENT;
+	if ((back = open_by_handle_at(w->fs[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
+		return -errno;
+	r = fd_path(back, got, sizeof(got));
+	(void)close(back);
+	return r != 0 ? r : strcmp(got, path) == 0 ? 0 : -EXDEV;
+}
+
 /*
  * Each tree's root as it is now (an admin-written path: no symlink followed, as the
  * module opens it), its filesystem marked.  1 if a root is not the directory it was (the
@@ -278,6 +320,8 @@ roots_check(struct ab_windex *w, struct wkey *k)
 				return -errno;
 			if (fd >= 0) {
 				r = fstat(fd, &st) == -1 ? -errno : fs_mark(w, fd);
+				if (r == 0)
+					r = resolves_back(w, fd, t);
 				(void)close(fd);
 				if (r != 0)
 					return r;
@@ -484,24 +528,48 @@ on_event(void *arg, const struct ab_maskd_dirent_ev *ev)
 	return 0;
 }
 
-int
-ab_windex_drain(struct ab_windex *w)
+static long long
+now_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read and apply events: at most READS buffers, or (READS 0) until DEADLINE (ms of
+ * now_ms).  0: the queue is empty; 1: events are left; -errno: every key forgotten. */
+static int
+drain(struct ab_windex *w, unsigned reads, long long deadline)
+{
+	unsigned i;
 	ssize_t n;
 	int r;
 
-	for (;;) {
+	for (i = 0; reads == 0 || i < reads; i++) {
+		if (reads == 0 && now_ms() > deadline)
+			return 1;
 		if ((n = read(w->fan, w->buf, WX_BUF)) == -1) {
 			if (errno == EAGAIN)
 				return 0;
 			r = -errno;
-			break;
+			goto fail;
 		}
 		if ((r = ab_maskd_events_each(w->buf, (size_t)n, on_event, w)) != 0)
-			break;
+			goto fail;
 	}
+	return 1;
+fail:
 	forget_all(w);	/* an overflow, a malformed event, a name we could not place */
 	return r;
+}
+
+int
+ab_windex_drain(struct ab_windex *w)
+{
+	int r = drain(w, WX_LOOP_READS, 0);
+
+	return r < 0 ? r : 0;
 }
 
 /* ---- plans and reports ---- */
@@ -535,9 +603,11 @@ ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out, size
     size_t *n)
 {
 	struct wkey *k;
-	int r;
+	int r, behind;
 
-	(void)ab_windex_drain(w);	/* a failure has forgotten every key: they walk */
+	/* Up to date, or "walk": a failure has forgotten every key (they walk), and events
+	 * still queued after WX_PLAN_DRAIN_MS may name what this login must mask. */
+	behind = drain(w, 0, now_ms() + WX_PLAN_DRAIN_MS) == 1;
 	if ((k = key_find(w, buf, len)) == NULL && (r = key_new(w, buf, len, &k)) != 0)
 		goto refused;
 	k->asked = ++w->tick;
@@ -549,7 +619,7 @@ ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out, size
 		key_forget(w, k);
 	/* A key just made, or one whose root changed, has no D yet: its login walks all,
 	 * and what it finds (with what the events add meanwhile) is the next plan. */
-	if (k->valid && put_plan(k, out, outlen, n) == 0)
+	if (k->valid && !behind && put_plan(k, out, outlen, n) == 0)
 		return;
 	*n = (size_t)snprintf(out, outlen, "walk %u %u\n", k->id, k->gen);
 	return;

@@ -42,11 +42,13 @@ int	ab_windex_new(struct ab_windex **out);
 void	ab_windex_free(struct ab_windex *w);
 /* The group's fd, to poll: readable means events to drain. */
 int	ab_windex_fd(const struct ab_windex *w);
-/* Apply every queued event.  0, or -errno after which every key walks again. */
+/* Apply queued events, a bounded number at a time (a flood cannot hold the daemon's
+ * loop: poll again).  0, or -errno after which every key walks again. */
 int	ab_windex_drain(struct ab_windex *w);
 /*
  * The reply to walk plan request BUF[0..LEN) into OUT[0..OUTLEN) (handoff.h: "plan",
- * "walk" or "refused", NUL-terminated; *N its length).  Drains first.
+ * "walk" or "refused", NUL-terminated; *N its length).  Drains first: a queue it
+ * cannot empty in 100 ms gets "walk".
  */
 void	ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out,
 	    size_t outlen, size_t *n);
