@@ -406,6 +406,21 @@ give_plan(int conn, const char *buf, size_t len)
 		say(LOG_WARNING, "walk plan to the PAM module: %m");
 }
 
+/* "walkcheck ID GEN": was anything added to that plan while its login walked? */
+static void
+check_plan(int conn, const char *arg)
+{
+	unsigned id, gen;
+	int end = 0;
+
+	if (windex == NULL || sscanf(arg, "%u %u%n", &id, &gen, &end) != 2 ||
+	    arg[end] != '\0') {
+		reply(conn, "changed");
+		return;
+	}
+	reply(conn, ab_windex_check(windex, id, gen) == 0 ? "same" : "changed");
+}
+
 /* One request on CONN: a hand-off (a reader for the session, or a refusal with the
  * reason), a watch, or a network namespace.  1 for the last, else 0. */
 static int
@@ -452,6 +467,10 @@ take_session(int listen_fd, int conn)
 		give_plan(conn, buf, (size_t)len);
 		return 0;
 	}
+	if (nfds == 0 && strncmp(buf, "walkcheck ", 10) == 0) {
+		check_plan(conn, buf + 10);
+		return 0;
+	}
 	memset(&m, 0, sizeof(m));
 	if (nfds < AB_MASKD_FD_MOUNT + 1 || (r = ab_maskd_open_parse(buf, (size_t)len, &m)) != 0 ||
 	    (m.learn && nfds < AB_MASKD_FD_MOUNT + 2)) {
@@ -494,7 +513,7 @@ take_session(int listen_fd, int conn)
 		    (int)pid);
 		/* What its walk found, once the login has its answer. */
 		if (m.walked && windex != NULL)
-			ab_windex_report(windex, m.walk_id, m.walk_gen, &m.found);
+			ab_windex_report(windex, m.walk_id, m.walk_gen, &m.found, &m.mounts);
 	}
 	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = fds[AB_MASKD_FD_TRACK] = -1; /* in *s */
 	close_fds(fds, nfds);

@@ -86,7 +86,8 @@ ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len, size_
 		snprintf(num[0], sizeof(num[0]), "%u", m->walk_id);
 		snprintf(num[1], sizeof(num[1]), "%u", m->walk_gen);
 		if ((r = put2(buf, len, &off, "walked", num[0], num[1])) != 0 ||
-		    (r = put_paths(buf, len, &off, "found", &m->found)) != 0)
+		    (r = put_paths(buf, len, &off, "found", &m->found)) != 0 ||
+		    (r = put_paths(buf, len, &off, "mount", &m->mounts)) != 0)
 			return r;
 	}
 	*out = off;
@@ -102,6 +103,7 @@ ab_maskd_open_free(struct ab_maskd_open *m)
 	ab_strv_free(&m->reads);
 	ab_strv_free(&m->writes);
 	ab_strv_free(&m->found);
+	ab_strv_free(&m->mounts);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -195,12 +197,12 @@ line(char *l, struct ab_maskd_open *m, unsigned *seen)
 		m->walked = 1;
 		return u32_pair(val, &m->walk_id, &m->walk_gen);
 	}
-	if (strcmp(l, "found") == 0) {
+	if (strcmp(l, "found") == 0 || strcmp(l, "mount") == 0) {
 		if (!(*seen & 16))
 			return -EPROTO;
 		if (val[0] != '/')
 			return -EINVAL;
-		return ab_strv_push(&m->found, val);
+		return ab_strv_push(l[0] == 'f' ? &m->found : &m->mounts, val);
 	}
 	return -EPROTO;
 }

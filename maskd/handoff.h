@@ -16,8 +16,8 @@
  *
  * After the patterns, a login whose walk followed a walk plan (below) reports what it
  * found: "walked ID GEN" (the plan's reply line), then "found PATH" lines, each a
- * directory that held an entry the walk masked or protected (absolute, as the host
- * sees it).
+ * directory that held an entry the walk masked or protected, and "mount PATH" lines,
+ * each a mount inside a tree, which it walked whole (absolute, as the host sees them).
  *
  * Two other one-line requests, without fds: "watch UID" (unboxed.h; reply "ok" or
  * "refused WHY"), and "netns" (netpool.h): "ok" with one fd, a network namespace made
@@ -28,7 +28,9 @@
  * "protect PAT" lines, the policy's, in its order (the text is the index's key).  The
  * reply: "plan ID GEN" followed by "dir PATH" and "full PATH" lines (walk only into
  * those directories, and below each "full" one, everything), or "walk ID GEN" (walk
- * everything), or "refused WHY" (walk everything, report nothing).
+ * everything), or "refused WHY" (walk everything, report nothing).  After a walk by a
+ * "plan", the login asks "walkcheck ID GEN" on a second connection it made with the
+ * first: "same" (nothing was added to the plan since), or "changed" (walk everything).
  */
 #ifndef AB_MASKD_HANDOFF_H
 #define AB_MASKD_HANDOFF_H
@@ -67,6 +69,7 @@ struct ab_maskd_open {
 	int		walked;			/* "walked ID GEN": a walk plan's report */
 	uint32_t	walk_id, walk_gen;
 	struct ab_strv	found;			/* its "found PATH" lines */
+	struct ab_strv	mounts;			/* its "mount PATH" lines */
 };
 
 /*

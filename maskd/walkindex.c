@@ -234,6 +234,19 @@ holds_a_root(const struct wkey *k, const char *path)
 	return 0;
 }
 
+/* Is PATH a tree of K, or inside one? */
+static int
+key_holds(const struct wkey *k, const char *path)
+{
+	const char *t, *rel;
+	size_t i;
+
+	for (i = 0; i < k->ntrees; i++)
+		if ((t = tree_path(k, i)) != NULL && (strcmp(t, path) == 0 || inside(t, path, &rel)))
+			return 1;
+	return 0;
+}
+
 /* ---- the filesystems marked ---- */
 
 static int
@@ -242,7 +255,7 @@ fs_mark(struct ab_windex *w, int fd)
 	struct statfs sf;
 	int32_t fsid[2];
 	size_t i;
-	int dup;
+	int dup, e;
 
 	if (fstatfs(fd, &sf) == -1)
 		return -errno;
@@ -252,10 +265,14 @@ fs_mark(struct ab_windex *w, int fd)
 			return 0;
 	if (w->nfs == AB_MASKD_FS_MAX)
 		return -E2BIG;
-	if (fanotify_mark(w->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WX_EVENTS, fd, NULL) == -1)
-		return -errno;
+	/* The fd first: a mark whose events we could not resolve would be dropped ones. */
 	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1)
 		return -errno;
+	if (fanotify_mark(w->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WX_EVENTS, fd, NULL) == -1) {
+		e = errno;
+		(void)close(dup);
+		return -e;
+	}
 	memcpy(w->fs[w->nfs].fsid, fsid, sizeof(fsid));
 	w->fs[w->nfs++].fd = dup;
 	return 0;
@@ -510,12 +527,19 @@ on_event(void *arg, const struct ab_maskd_dirent_ev *ev)
 		r = dir_path(w, &ev->dir[i], path, sizeof(path));
 		if (r == -ESTALE || r == -ENOENT)
 			continue;	/* its directory is gone, and the name with it */
-		n = strlen(path);
-		if (r == 0 && snprintf(path + n, sizeof(path) - n, "%s%s", n == 1 ? "" : "/",
-		    ev->name[i]) >= (int)(sizeof(path) - n))
-			r = -ENAMETOOLONG;
 		if (r != 0)
 			return r;	/* forget everything: a change we cannot place */
+		n = strlen(path);
+		if (snprintf(path + n, sizeof(path) - n, "%s%s", n == 1 ? "" : "/",
+		    ev->name[i]) >= (int)(sizeof(path) - n)) {
+			/* A name too long for a path (the walk fails on it, and refuses its
+			 * login): only the keys that may hold its directory forget. */
+			path[n] = '\0';
+			for (j = 0; j < WX_KEYS_MAX; j++)
+				if (w->key[j].used && key_holds(&w->key[j], path))
+					key_forget(w, &w->key[j]);
+			continue;
+		}
 		for (j = 0; j < WX_KEYS_MAX; j++)
 			if (w->key[j].used)
 				key_apply(w, &w->key[j], path, is_dir, renamed, ev->is_old[i]);
@@ -588,6 +612,8 @@ put_plan(const struct wkey *k, char *out, size_t outlen, size_t *n)
 	for (i = 0; i < WX_SET_SLOTS; i++) {
 		if (k->set.path[i] == NULL)
 			continue;
+		if (strchr(k->set.path[i], '\n') != NULL)
+			return -EINVAL;		/* a line of its own would not say it */
 		m = snprintf(out + off, outlen - off, "%s %s\n", k->set.full[i] ? "full" : "dir",
 		    k->set.path[i]);
 		if (m < 0 || (size_t)m >= outlen - off)
@@ -628,7 +654,8 @@ refused:
 }
 
 void
-ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen, const struct ab_strv *found)
+ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen, const struct ab_strv *found,
+    const struct ab_strv *mounts)
 {
 	struct wkey *k = &w->key[id % WX_KEYS_MAX];
 	size_t i;
@@ -640,11 +667,23 @@ ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen, const struct ab
 		set_clear(&k->set);
 	for (i = 0; r == 0 && i < found->n; i++)
 		r = found->v[i][0] == '/' ? set_add_up(&k->set, found->v[i], 0) : -EINVAL;
+	for (i = 0; r == 0 && i < mounts->n; i++)
+		r = mounts->v[i][0] == '/' ? set_add_up(&k->set, mounts->v[i], 1) : -EINVAL;
 	if (r != 0) {
 		key_forget(w, k);
 		return;
 	}
 	k->valid = 1;
+}
+
+int
+ab_windex_check(struct ab_windex *w, uint32_t id, uint32_t gen)
+{
+	const struct wkey *k = &w->key[id % WX_KEYS_MAX];
+
+	if (drain(w, 0, now_ms() + WX_PLAN_DRAIN_MS) != 0)
+		return 1;
+	return !k->used || k->id != id || k->gen != gen;
 }
 
 /* ---- life ---- */

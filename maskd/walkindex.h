@@ -54,11 +54,21 @@ void	ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out,
 	    size_t outlen, size_t *n);
 /*
  * A login's report: it walked by the plan ID GEN, and FOUND (absolute directories)
- * held what it masked or protected.  D becomes FOUND (with ancestors) when no event
+ * held what it masked or protected, and MOUNTS were mounted inside its trees: each stays
+ * "full" (a later unmount, which makes no event, uncovers what lies under it).  D becomes FOUND (with ancestors) when no event
  * added to D since that plan, else D gains FOUND.  A report for a key that was forgotten
  * since is dropped.
  */
 void	ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen,
-	    const struct ab_strv *found);
+	    const struct ab_strv *found, const struct ab_strv *mounts);
+
+/*
+ * After a planned walk (handoff.h "walkcheck ID GEN"): 0 if no event added to that
+ * key's directories since plan ID GEN (the walk saw every place it had to), 1 if one
+ * did, the key was forgotten since, or the queue could not be emptied in 100 ms (the
+ * login walks everything).  A move racing the walk, from one directory it skipped into
+ * another, is an event it then sees.
+ */
+int	ab_windex_check(struct ab_windex *w, uint32_t id, uint32_t gen);
 
 #endif /* AB_MASKD_WALKINDEX_H */

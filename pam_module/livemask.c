@@ -370,13 +370,15 @@ send_open(struct ab_sess *s, const int *fds, size_t nfds)
 	    .home = (char *)s->home, .projects = s->pol->project, .patterns = s->pol->mask,
 	    .learn = s->pol->learn == AB_YES, .reads = s->pol->read, .writes = s->pol->write,
 	    .walked = s->walk_report, .walk_id = s->plan != NULL ? s->plan->id : 0,
-	    .walk_gen = s->plan != NULL ? s->plan->gen : 0, .found = s->walk_found };
+	    .walk_gen = s->plan != NULL ? s->plan->gen : 0, .found = s->walk_found,
+	    .mounts = s->plan_mounts };
 	static char msg[AB_MASKD_MSG_MAX];
 	size_t len;
 	int r;
 
 	r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len);
-	if (r == -E2BIG && m.walked) {	/* the report is the index's, not the session's */
+	if (r != 0 && m.walked) {	/* the report is the index's, not the session's: too
+					 * big, or a path it cannot carry (a newline) */
 		m.walked = 0;
 		r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len);
 	}

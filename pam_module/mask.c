@@ -126,7 +126,8 @@ note_found(struct walk *w, size_t len)
 
 	if (!w->s->walk_report)
 		return;
-	if (rel_abs(w, len, path, sizeof(path)) != 0 || f->n >= AB_WALKPLAN_DIRS_MAX ||
+	if (rel_abs(w, len, path, sizeof(path)) != 0 || strchr(path, '\n') != NULL ||
+	    f->n >= AB_WALKPLAN_DIRS_MAX ||
 	    (!(f->n != 0 && strcmp(f->v[f->n - 1], path) == 0) && ab_strv_push(f, path) != 0)) {
 		w->s->walk_report = 0;
 		ab_strv_free(f);
@@ -681,10 +682,10 @@ ab_mask_apply(struct ab_sess *s)
 	/* With a plan (or a "walk everything" one): what this walk finds is the next. */
 	s->walk_report = s->plan != NULL;
 	s->walk_how = "whole";
+	if ((r = ab_walkplan_mounts(s)) != 0)
+		goto out;
 	if (s->plan != NULL && s->plan->prune) {
 		s->walk_how = "planned";
-		if ((r = ab_walkplan_mounts(s)) != 0)
-			goto out;
 		w->pruning = 1;
 	}
 	if ((r = ab_maskset_new(&s->pol->mask, s->home, &s->pol->project, AB_MASKSET_MASKS,
@@ -693,6 +694,17 @@ ab_mask_apply(struct ab_sess *s)
 		r = ab_sess_fail(s, r, "mask patterns: %s", strerror(-r));
 	else
 		r = walk_roots(w, W_APPLY);
+	/* A name the plan did not have may have come while we walked (a directory moved
+	 * from one we skipped into another): then walk everything, once.  What is masked
+	 * and protected already is skipped (a mount of ours, or protected before). */
+	if (r == 0 && w->pruning && !ab_walkplan_check(s)) {
+		s->walk_how = "rewalked";
+		w->pruning = 0;
+		ab_strv_free(&s->walk_found);
+		for (i = 0; i < nroots; i++)
+			roots[i].walked = 0;
+		r = walk_roots(w, W_APPLY);
+	}
 	if (r == 0 && w->nlinks != 0)
 		r = walk_roots(w, W_LINKS);
 	for (i = 0; r == 0 && i < w->nlinks; i++)

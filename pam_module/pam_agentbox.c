@@ -401,7 +401,7 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->run = a->run;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
 	s->netd_fd = s->maskd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
-	s->pooled_netns = -1;
+	s->pooled_netns = s->plan_fd = -1;
 	s->maskd_path = a->maskd;
 }
 
@@ -412,7 +412,7 @@ sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
 	    &s->init_pidfd, &s->netd_fd, &s->maskd_fd, &s->box_lock, &s->box_pidfd,
-	    &s->pooled_netns };
+	    &s->pooled_netns, &s->plan_fd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

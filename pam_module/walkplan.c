@@ -64,7 +64,7 @@ ab_walkplan_ask(struct ab_sess *s)
 	got = send(conn, buf, n, MSG_NOSIGNAL) == (ssize_t)n ?
 	    recv(conn, buf, sizeof(buf), 0) : -1;
 	(void)close(conn);
-	if (got <= 0 || strncmp(buf, "refused ", 8) == 0)
+	if (got <= 0 || (got >= 8 && strncmp(buf, "refused ", 8) == 0))
 		return;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return;
@@ -75,12 +75,40 @@ ab_walkplan_ask(struct ab_sess *s)
 		free(p);
 		return;
 	}
+	/* The check after the walk needs a connection made now, while /run is the host's;
+	 * without it the plan cannot be checked: walk everything, and report it. */
+	if (p->prune && (s->plan_fd = ab_maskd_dial(s)) < 0) {
+		s->plan_fd = -1;
+		p->prune = 0;
+	}
 	s->plan = p;
+}
+
+int
+ab_walkplan_check(struct ab_sess *s)
+{
+	char msg[64], reply[16];
+	ssize_t n = -1;
+	int len;
+
+	if (s->plan_fd < 0)
+		return 0;
+	len = snprintf(msg, sizeof(msg), "walkcheck %u %u", s->plan->id, s->plan->gen);
+	if (send(s->plan_fd, msg, (size_t)len, MSG_NOSIGNAL) == len)
+		n = recv(s->plan_fd, reply, sizeof(reply) - 1, 0);
+	(void)close(s->plan_fd);
+	s->plan_fd = -1;
+	if (n <= 0)
+		return 0;
+	reply[n] = '\0';
+	return strcmp(reply, "same") == 0;
 }
 
 /*
  * Mounts strictly inside a tree (mountinfo: this namespace's, the world's included), as
- * "full" for the walk: the index is told nothing about their filesystems.
+ * "full" for the walk: the index is told nothing about their filesystems.  They go in
+ * the report too: what lies under a mount was never seen, and its unmount makes no
+ * event, so the index keeps each as "full".
  */
 static int
 mount_in_tree(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
@@ -104,7 +132,7 @@ mount_in_tree(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
 int
 ab_walkplan_mounts(struct ab_sess *s)
 {
-	if (s->plan == NULL || !s->plan->prune)
+	if (s->plan == NULL)
 		return 0;
 	return ab_each_mount(s, mount_in_tree, NULL);
 }

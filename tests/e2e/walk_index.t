@@ -124,6 +124,20 @@ reads "$P/deep/mnt/a/b/.env"
 like "$(result "$P/deep/mnt/a/b/.env")" "Permission denied" \
     "a .env on a filesystem mounted inside the project is masked at login (mounts are walked whole)"
 
+# ... and once unmounted, what lay under the mount point (never seen by the index: it was
+# there before the mount, and an unmount makes no event) is walked whole too.
+umount "$P/deep/mnt" || e2e_die "umount"
+mkdir -p "$P/deep/under" && echo UNDER > "$P/deep/under/.env" && chown -R "$U:" "$P/deep/under"
+mount -t tmpfs -o mode=0755 abt-windex-mnt2 "$P/deep/under" || e2e_die "tmpfs over deep/under"
+reads "$P/deep/er/.env"
+is "$HOW" "planned" "(a planned login, deep/under mounted over)"
+umount "$P/deep/under" || e2e_die "umount deep/under"
+reads "$P/deep/under/.env"
+like "$(result "$P/deep/under/.env")" "Permission denied" \
+    "a .env that lay under a mount the last login saw is masked at login once it is unmounted"
+login "ln $P/deep/under/.env $P/deep/under/copy && cat $P/deep/under/copy"
+unlike "$OUT" "UNDER" "... and cannot be read through a new link"
+
 ## 6. A masked file hard-linked from outside: still refused, as with a whole walk
 echo LINKED > "$P/deep/er/server.pem" && chown "$U:" "$P/deep/er/server.pem"
 login "echo IN"
@@ -135,7 +149,58 @@ rm -f "$STASH/outside-link"
 login "echo IN"
 like "$OUT" "IN" "... and the link gone, logins open again"
 
-## 7. The daemon restarted: it knows nothing, so the next login walks everything
+## 7. A name that comes while the login walks by its plan (a directory moved from one
+# the plan skipped into another, by another session): the login asks again after its
+# walk, and walks everything.  Made deterministic by a preload in su, where the module
+# runs: the rename is done just before the module's "walkcheck" is sent.
+cat > "$E2E_DIR/racer.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	static ssize_t (*real)(int, const void *, size_t, int);
+	const char *from = getenv("WX_FROM"), *to = getenv("WX_TO");
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+	if (len > 10 && memcmp(buf, "walkcheck ", 10) == 0 && from != NULL && to != NULL)
+		(void)rename(from, to);
+	return real(fd, buf, len, flags);
+}
+EOF
+cc -shared -fPIC -o "$E2E_DIR/racer.so" "$E2E_DIR/racer.c" -ldl || e2e_die "cc racer.so"
+mkdir -p "$P/src/m14/box" "$P/src/m15" && echo RACED > "$P/src/m14/box/.env"
+chown -R "$U:" "$P/src/m14" "$P/src/m15"
+login "echo IN"	# deep/under and m14/box are in the plan now: move box elsewhere first
+mv "$P/src/m14/box" "$P/src/m16" && chown "$U:" "$P/src/m16"
+login "echo IN"
+mkdir -p "$P/src/m17" && chown "$U:" "$P/src/m17"
+login "echo IN"
+is "$HOW" "planned" "(planned: src/m16/.env is in the plan, src/m17 is not)"
+pam_authlog_since
+OUT=$(WX_FROM="$P/src/m16" WX_TO="$P/src/m17/box" LD_PRELOAD="$E2E_DIR/racer.so" \
+    su "$U" -c "cat $P/src/m17/box/.env" 2>&1)
+LINE=$(pam_authlog_find "confined session of $U: " 5 | tail -1)
+like "$LINE" "walk rewalked" "a directory moved between the plan and the walk's end: the login walks everything"
+like "$OUT" "Permission denied" "... and masks the moved .env at login (EACCES)"
+unlike "$OUT" "RACED" "... which it does not read"
+
+## 8. A directory name with a newline (the plan is text) costs whole walks, never a login
+mkdir -p "$P/src/m18/evil
+found /etc" && echo NL > "$P/src/m18/evil
+found /etc/.env" && chown -R "$U:" "$P/src/m18"
+for i in 1 2 3; do login "echo IN"; done
+like "$OUT" "IN" "a masked file under a directory named with a newline: logins still open"
+is "$HOW" "whole" "... and walk every tree (the index cannot carry that directory)"
+rm -rf "$P/src/m18"
+login "echo IN"; login "echo IN"
+is "$HOW" "planned" "... until it is gone"
+
+## 9. The daemon restarted: it knows nothing, so the next login walks everything
 pam_maskd_stop
 pam_maskd_start || e2e_die "agentbox-maskd did not start again"
 login "echo IN"
@@ -143,7 +208,7 @@ is "$HOW" "whole" "after agentbox-maskd restarted, the first login walks every t
 login "echo IN"
 is "$HOW" "planned" "... the one after walks by plan again"
 
-## 8. Without the index (--walk-index 0), every login walks everything
+## 10. Without the index (--walk-index 0), every login walks everything
 pam_maskd_stop
 pam_maskd_start --walk-index 0 || e2e_die "agentbox-maskd did not start again"
 login "echo IN"
