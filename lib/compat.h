@@ -9,6 +9,7 @@
 #define AB_PAM_COMPAT_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,5 +44,23 @@ ab_openat2(int dirfd, const char *path, struct open_how *how)
 #ifndef MOUNT_ATTR_NOSYMFOLLOW
 #define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
 #endif
+
+/* statx's mount id that is never reused (6.8).  The kernel's stx_mnt_id (5.8) is the
+ * u64 at offset 0x90, after stx_dev_minor: glibc 2.36's struct statx has it as padding,
+ * <linux/stat.h>'s by name, so it is read by offset from either. */
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#define AB_STATX_MNT_ID_OFF	0x90
+static inline uint64_t
+ab_statx_mnt_id(const struct statx *st)
+{
+	uint64_t v;
+
+	_Static_assert(sizeof(struct statx) >= AB_STATX_MNT_ID_OFF + sizeof(uint64_t),
+	    "struct statx holds stx_mnt_id");
+	__builtin_memcpy(&v, (const unsigned char *)st + AB_STATX_MNT_ID_OFF, sizeof(v));
+	return v;
+}
 
 #endif /* AB_PAM_COMPAT_H */

@@ -40,9 +40,10 @@ struct dirset {
 };
 
 struct root {
-	int	exists;
-	dev_t	dev;
-	ino_t	ino;
+	int		exists;
+	dev_t		dev;
+	ino_t		ino;
+	uint64_t	mnt;	/* its mount's unique id */
 };
 
 struct wkey {
@@ -59,20 +60,28 @@ struct wkey {
 	unsigned long long	 asked;		/* tick of the last plan: the LRU's */
 };
 
+/*
+ * A mount a tree root is on, its filesystem marked.  No fd is held (it would keep the
+ * filesystem from being unmounted): events are resolved through ROOT, opened again, and
+ * a mount that is no longer the one marked (unique ids are never reused: an unmount and
+ * a new mount give another) makes the index forget, as its marks may be gone with it.
+ */
 struct fsmark {
-	int32_t	fsid[2];
-	int	fd;		/* a directory of it, for open_by_handle_at */
+	int		 used;
+	int32_t		 fsid[2];
+	uint64_t	 mnt;
+	char		*root;
 };
 
 struct cached {
 	struct ab_maskd_key	 dir;
+	size_t			 fs;	/* the mount it was resolved through */
 	char			*path;
 };
 
 struct ab_windex {
 	int			 fan;
 	struct fsmark		 fs[AB_MASKD_FS_MAX];
-	size_t			 nfs;
 	struct wkey		 key[WX_KEYS_MAX];
 	uint32_t		 keygen;
 	unsigned long long	 tick;
@@ -249,69 +258,122 @@ key_holds(const struct wkey *k, const char *path)
 
 /* ---- the filesystems marked ---- */
 
+/* FD's mount's unique id.  0 or -errno (-EOPNOTSUPP before Linux 6.8: no index). */
 static int
-fs_mark(struct ab_windex *w, int fd)
+mount_id(int fd, uint64_t *mnt)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID_UNIQUE, &stx) == -1)
+		return -errno;
+	if (!(stx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return -EOPNOTSUPP;
+	*mnt = ab_statx_mnt_id(&stx);
+	return 0;
+}
+
+/* The entry of FD's mount (a tree root, at PATH), its filesystem marked.  *IDX. */
+static int
+fs_mark(struct ab_windex *w, int fd, const char *path, size_t *idx)
 {
 	struct statfs sf;
-	int32_t fsid[2];
-	size_t i;
-	int dup, e;
+	uint64_t mnt;
+	size_t i, slot = AB_MASKD_FS_MAX;
+	int r;
 
 	if (fstatfs(fd, &sf) == -1)
 		return -errno;
-	memcpy(fsid, &sf.f_fsid, sizeof(fsid));
-	for (i = 0; i < w->nfs; i++)
-		if (memcmp(w->fs[i].fsid, fsid, sizeof(fsid)) == 0)
+	if ((r = mount_id(fd, &mnt)) != 0)
+		return r;
+	for (i = 0; i < AB_MASKD_FS_MAX; i++) {
+		if (!w->fs[i].used) {
+			slot = slot < i ? slot : i;
+			continue;
+		}
+		if (w->fs[i].mnt == mnt && memcmp(w->fs[i].fsid, &sf.f_fsid,
+		    sizeof(w->fs[i].fsid)) == 0) {
+			*idx = i;
 			return 0;
-	if (w->nfs == AB_MASKD_FS_MAX)
-		return -E2BIG;
-	/* The fd first: a mark whose events we could not resolve would be dropped ones. */
-	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1)
-		return -errno;
-	if (fanotify_mark(w->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WX_EVENTS, fd, NULL) == -1) {
-		e = errno;
-		(void)close(dup);
-		return -e;
+		}
 	}
-	memcpy(w->fs[w->nfs].fsid, fsid, sizeof(fsid));
-	w->fs[w->nfs++].fd = dup;
+	if (slot == AB_MASKD_FS_MAX)
+		return -E2BIG;
+	/* Idempotent for a filesystem marked through another of its mounts.  The kernel
+	 * refuses a second filesystem with the same fsid in one group (no plan then). */
+	if (fanotify_mark(w->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WX_EVENTS, fd, NULL) == -1)
+		return -errno;
+	if ((w->fs[slot].root = strdup(path)) == NULL)
+		return -ENOMEM;
+	memcpy(w->fs[slot].fsid, &sf.f_fsid, sizeof(w->fs[slot].fsid));
+	w->fs[slot].mnt = mnt;
+	w->fs[slot].used = 1;
+	*idx = slot;
 	return 0;
+}
+
+/*
+ * Entry I's root, opened again (no symlink followed), for open_by_handle_at, which
+ * takes no O_PATH fd (EBADF); -ESTALE if its mount is not the one marked any more (the
+ * entry goes, and every key forgets).
+ */
+static int
+fs_open(struct ab_windex *w, size_t i)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS };
+	uint64_t mnt = 0;
+	int fd, e;
+
+	if ((fd = ab_openat2(AT_FDCWD, w->fs[i].root, &how)) >= 0 &&
+	    mount_id(fd, &mnt) == 0 && mnt == w->fs[i].mnt)
+		return fd;
+	e = fd < 0 ? errno : ESTALE;
+	if (fd >= 0)
+		(void)close(fd);
+	free(w->fs[i].root);
+	memset(&w->fs[i], 0, sizeof(w->fs[i]));
+	forget_all(w);
+	return -(e == ENOENT ? ESTALE : e);
 }
 
 static int fd_path(int fd, char *out, size_t outlen);
 
+/* Handle H of filesystem entry I, as a path through its mount.  0 or -errno. */
+static int
+fs_resolve(struct ab_windex *w, size_t i, struct file_handle *h, char *out, size_t outlen)
+{
+	int mfd, fd, r;
+
+	if ((mfd = fs_open(w, i)) < 0)
+		return mfd;
+	fd = open_by_handle_at(mfd, h, O_PATH | O_CLOEXEC);
+	r = fd == -1 ? -errno : fd_path(fd, out, outlen);
+	if (fd >= 0)
+		(void)close(fd);
+	(void)close(mfd);
+	return r;
+}
+
 /*
- * Does the tree root open as FD, at PATH, come back as PATH through its filesystem's
- * fd (the one events are resolved through)?  A tree reached through another mount of
- * the same filesystem (a bind mount of a subdirectory elsewhere) would not: its events
- * would resolve to paths in no tree, and its user's plans would miss them.  0, or
- * -EXDEV (no index for that key), or -errno.
+ * Does the tree root open as FD, at PATH, come back as PATH through its mount's entry
+ * I (as its events will)?  0, or -EXDEV (no index for that key), or -errno.
  */
 static int
-resolves_back(const struct ab_windex *w, int fd, const char *path)
+resolves_back(struct ab_windex *w, size_t i, int fd, const char *path)
 {
 	struct {
 		struct file_handle	fh;
 		unsigned char		h[AB_MASKD_HANDLE_MAX];
 	} b;
-	struct statfs sf;
 	char got[PATH_MAX];
-	size_t i;
-	int mnt, back, r;
+	int mnt, r;
 
 	b.fh.handle_bytes = AB_MASKD_HANDLE_MAX;
-	if (fstatfs(fd, &sf) == -1 || name_to_handle_at(fd, "", &b.fh, &mnt, AT_EMPTY_PATH) == -1)
+	if (name_to_handle_at(fd, "", &b.fh, &mnt, AT_EMPTY_PATH) == -1)
 		return -errno;
-	for (i = 0; i < w->nfs; i++)
-		if (memcmp(w->fs[i].fsid, &sf.f_fsid, sizeof(w->fs[i].fsid)) == 0)
-			break;
-	if (i == w->nfs)
-		return -ENOENT;
-	if ((back = open_by_handle_at(w->fs[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
-		return -errno;
-	r = fd_path(back, got, sizeof(got));
-	(void)close(back);
-	return r != 0 ? r : strcmp(got, path) == 0 ? 0 : -EXDEV;
+	if ((r = fs_resolve(w, i, &b.fh, got, sizeof(got))) != 0)
+		return r;
+	return strcmp(got, path) == 0 ? 0 : -EXDEV;
 }
 
 /*
@@ -327,7 +389,7 @@ roots_check(struct ab_windex *w, struct wkey *k)
 	struct root now;
 	struct stat st;
 	const char *t;
-	size_t i;
+	size_t i, fs = 0;
 	int changed = 0, fd, r;
 
 	for (i = 0; i < k->ntrees; i++) {
@@ -336,17 +398,17 @@ roots_check(struct ab_windex *w, struct wkey *k)
 			if ((fd = ab_openat2(AT_FDCWD, t, &how)) == -1 && errno != ENOENT)
 				return -errno;
 			if (fd >= 0) {
-				r = fstat(fd, &st) == -1 ? -errno : fs_mark(w, fd);
+				r = fstat(fd, &st) == -1 ? -errno : fs_mark(w, fd, t, &fs);
 				if (r == 0)
-					r = resolves_back(w, fd, t);
+					r = resolves_back(w, fs, fd, t);
 				(void)close(fd);
 				if (r != 0)
 					return r;
-				now = (struct root){ 1, st.st_dev, st.st_ino };
+				now = (struct root){ 1, st.st_dev, st.st_ino, w->fs[fs].mnt };
 			}
 		}
 		if (now.exists != k->root[i].exists || now.dev != k->root[i].dev ||
-		    now.ino != k->root[i].ino)
+		    now.ino != k->root[i].ino || now.mnt != k->root[i].mnt)
 			changed = 1;
 		k->root[i] = now;
 	}
@@ -407,9 +469,10 @@ fail:
 /* ---- events ---- */
 
 static size_t
-cache_slot(const struct ab_maskd_key *dir)
+cache_slot(const struct ab_maskd_key *dir, size_t fs)
 {
-	return hash_bytes(dir, offsetof(struct ab_maskd_key, h) + dir->len) & (WX_CACHE - 1);
+	return (hash_bytes(dir, offsetof(struct ab_maskd_key, h) + dir->len) + fs) &
+	    (WX_CACHE - 1);
 }
 
 static int
@@ -427,41 +490,34 @@ fd_path(int fd, char *out, size_t outlen)
 	return 0;
 }
 
-/* The path of directory DIR now (cached: a directory renamed empties the cache). */
+/* The path of directory DIR now, through the mount of entry FS (cached: a directory
+ * renamed empties the cache). */
 static int
-dir_path(struct ab_windex *w, const struct ab_maskd_key *dir, char *out, size_t outlen)
+dir_path(struct ab_windex *w, size_t fs, const struct ab_maskd_key *dir, char *out,
+    size_t outlen)
 {
-	struct cached *c = &w->cache[cache_slot(dir)];
+	struct cached *c = &w->cache[cache_slot(dir, fs)];
 	struct {
 		struct file_handle	fh;
 		unsigned char		h[AB_MASKD_HANDLE_MAX];
 	} b;
-	size_t i;
-	int fd, r;
+	int r;
 
-	if (c->path != NULL && memcmp(&c->dir, dir, offsetof(struct ab_maskd_key, h) +
-	    dir->len) == 0) {
+	if (c->path != NULL && c->fs == fs && memcmp(&c->dir, dir,
+	    offsetof(struct ab_maskd_key, h) + dir->len) == 0) {
 		if (strlen(c->path) >= outlen)
 			return -ENAMETOOLONG;
 		strcpy(out, c->path);
 		return 0;
 	}
-	for (i = 0; i < w->nfs; i++)
-		if (memcmp(w->fs[i].fsid, dir->fsid, sizeof(dir->fsid)) == 0)
-			break;
-	if (i == w->nfs)
-		return -ENOENT;
 	b.fh.handle_bytes = dir->len;
 	b.fh.handle_type = dir->type;
 	memcpy(b.fh.f_handle, dir->h, dir->len);
-	if ((fd = open_by_handle_at(w->fs[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
-		return -errno;
-	r = fd_path(fd, out, outlen);
-	(void)close(fd);
-	if (r != 0)
+	if ((r = fs_resolve(w, fs, &b.fh, out, outlen)) != 0)
 		return r;
 	free(c->path);
 	c->dir = *dir;
+	c->fs = fs;
 	c->path = strdup(out);	/* NULL: not cached, no harm */
 	return 0;
 }
@@ -511,43 +567,63 @@ key_apply(struct ab_windex *w, struct wkey *k, const char *path, int is_dir, int
 		key_forget(w, k);
 }
 
+/* Name I of event EV, resolved through the mount of entry FS, into every key. */
+static int
+name_event(struct ab_windex *w, size_t fs, const struct ab_maskd_dirent_ev *ev, size_t i,
+    int is_dir, int renamed)
+{
+	char path[PATH_MAX];
+	size_t j, n;
+	int r;
+
+	r = dir_path(w, fs, &ev->dir[i], path, sizeof(path));
+	if (r == -ESTALE || r == -ENOENT)
+		return 0;	/* its directory is gone, and the name with it */
+	if (r != 0)
+		return r;
+	n = strlen(path);
+	if (snprintf(path + n, sizeof(path) - n, "%s%s", n == 1 ? "" : "/", ev->name[i]) >=
+	    (int)(sizeof(path) - n)) {
+		/* A name too long for a path (the walk fails on it, and refuses its login):
+		 * only the keys that may hold its directory forget. */
+		path[n] = '\0';
+		for (j = 0; j < WX_KEYS_MAX; j++)
+			if (w->key[j].used && key_holds(&w->key[j], path))
+				key_forget(w, &w->key[j]);
+		return 0;
+	}
+	for (j = 0; j < WX_KEYS_MAX; j++)
+		if (w->key[j].used)
+			key_apply(w, &w->key[j], path, is_dir, renamed, ev->is_old[i]);
+	return 0;
+}
+
 /* ab_maskd_event_fn: one event into every key. */
 static int
 on_event(void *arg, const struct ab_maskd_dirent_ev *ev)
 {
 	struct ab_windex *w = arg;
 	int is_dir = (ev->mask & FAN_ONDIR) != 0, renamed = (ev->mask & FAN_RENAME) != 0;
-	char path[PATH_MAX];
-	size_t i, j, n;
+	size_t i, fs;
 	int r;
 
 	for (i = 0; i < ev->nnames; i++) {
 		if (ev->is_old[i] && !is_dir)
 			continue;	/* a file's old name: nothing to add */
-		r = dir_path(w, &ev->dir[i], path, sizeof(path));
-		if (r == -ESTALE || r == -ENOENT)
-			continue;	/* its directory is gone, and the name with it */
-		if (r != 0)
-			return r;	/* forget everything: a change we cannot place */
-		n = strlen(path);
-		if (snprintf(path + n, sizeof(path) - n, "%s%s", n == 1 ? "" : "/",
-		    ev->name[i]) >= (int)(sizeof(path) - n)) {
-			/* A name too long for a path (the walk fails on it, and refuses its
-			 * login): only the keys that may hold its directory forget. */
-			path[n] = '\0';
-			for (j = 0; j < WX_KEYS_MAX; j++)
-				if (w->key[j].used && key_holds(&w->key[j], path))
-					key_forget(w, &w->key[j]);
-			continue;
+		/* Through every marked mount of its filesystem: a tree reached through a
+		 * bind mount sees its events under its own path. */
+		for (fs = 0; fs < AB_MASKD_FS_MAX; fs++) {
+			if (!w->fs[fs].used || memcmp(w->fs[fs].fsid, ev->dir[i].fsid,
+			    sizeof(w->fs[fs].fsid)) != 0)
+				continue;
+			if ((r = name_event(w, fs, ev, i, is_dir, renamed)) != 0)
+				return r;	/* forget everything: a change we cannot place */
 		}
-		for (j = 0; j < WX_KEYS_MAX; j++)
-			if (w->key[j].used)
-				key_apply(w, &w->key[j], path, is_dir, renamed, ev->is_old[i]);
 	}
 	if (is_dir && renamed)	/* every cached path below it is stale */
-		for (j = 0; j < WX_CACHE; j++) {
-			free(w->cache[j].path);
-			w->cache[j].path = NULL;
+		for (i = 0; i < WX_CACHE; i++) {
+			free(w->cache[i].path);
+			w->cache[i].path = NULL;
 		}
 	return 0;
 }
@@ -727,8 +803,8 @@ ab_windex_free(struct ab_windex *w)
 	forget_all(w);
 	for (i = 0; i < WX_KEYS_MAX; i++)
 		key_free(&w->key[i]);
-	for (i = 0; i < w->nfs; i++)
-		(void)close(w->fs[i].fd);
+	for (i = 0; i < AB_MASKD_FS_MAX; i++)
+		free(w->fs[i].root);
 	(void)close(w->fan);
 	free(w->buf);
 	free(w);

@@ -16,12 +16,33 @@ pam_stack su
 H=/home/$U
 P=$H/proj			# a project inside the home (/home is this world's tmpfs)
 STASH=/home/abt-windex-stash	# outside every tree, on the same filesystem
+# A second agent: one project through a bind mount of a directory of the filesystem
+# the first agent's home is on (/home), one on a filesystem of its own (/srv3).
+U2=abt_windex2
+pam_user "$U2" "$PAM_WORLD_SHELL"
+P2=/srv2/p
+Q2=/srv3/q
+mkdir -p /home/abt-windex-vol/p/src/a /srv2 /srv3 || e2e_die "mkdir"
+mount -t tmpfs -o mode=0755 abt-windex-srv2 /srv2 && mkdir -p "$P2" &&
+    mount --bind /home/abt-windex-vol/p "$P2" || e2e_die "bind mount of $P2"
+defer "umount -l /srv2"
+mount -t tmpfs -o mode=0755 abt-windex-srv3 /srv3 && mkdir -p "$Q2/src/b" ||
+    e2e_die "tmpfs /srv3"
+defer "umount -l /srv3 2>/dev/null"
+chown -R "$U2:" /home/abt-windex-vol "$Q2"
 pam_policy <<EOF
 [user:$U]
 project = $P
 read = /usr /bin /sbin /lib /lib64 /etc
 mask = .env *.pem id_rsa* secrets/ cfg/*.key deploy/*.key
 protect = .envrc **/.git/hooks/
+network = none
+
+[user:$U2]
+project = $P2
+project = $Q2
+read = /usr /bin /sbin /lib /lib64 /etc
+mask = .env
 network = none
 EOF
 
@@ -200,7 +221,28 @@ rm -rf "$P/src/m18"
 login "echo IN"; login "echo IN"
 is "$HOW" "planned" "... until it is gone"
 
-## 9. The daemon restarted: it knows nothing, so the next login walks everything
+## 9. A project that is a bind mount of a directory on the home's filesystem (marked
+# first, through /home): its events are resolved through its own mount too.
+login2() {
+	pam_authlog_since
+	OUT=$(su "$U2" -c "$1" 2>&1)
+	LINE=$(pam_authlog_find "confined session of $U2: " 5 | tail -1)
+	HOW=$(sed -n 's/.*, walk \([a-z]*\),.*/\1/p' <<<"$LINE")
+}
+login2 "echo IN"; login2 "echo IN"
+is "$HOW" "planned" "a project bind-mounted from the home's filesystem: planned walks"
+echo BOUND > /home/abt-windex-vol/p/src/a/.env && chown "$U2:" /home/abt-windex-vol/p/src/a/.env
+login2 "cat $P2/src/a/.env"
+like "$OUT" "Permission denied" \
+    "a .env made through the other path of a bind-mounted project is masked at its next login"
+is "$HOW" "planned" "... by a planned walk"
+## 10. agentbox-maskd holds no filesystem busy: a project's filesystem can be unmounted
+echo Q > "$Q2/src/b/.env" && chown "$U2:" "$Q2/src/b/.env"
+login2 "echo IN"
+check "$(umount /srv3 >/dev/null 2>&1; echo $?)" \
+    "a filesystem holding a project unmounts while no session runs (the index keeps no fd on it)"
+
+## 11. The daemon restarted: it knows nothing, so the next login walks everything
 pam_maskd_stop
 pam_maskd_start || e2e_die "agentbox-maskd did not start again"
 login "echo IN"
@@ -208,7 +250,7 @@ is "$HOW" "whole" "after agentbox-maskd restarted, the first login walks every t
 login "echo IN"
 is "$HOW" "planned" "... the one after walks by plan again"
 
-## 10. Without the index (--walk-index 0), every login walks everything
+## 12. Without the index (--walk-index 0), every login walks everything
 pam_maskd_stop
 pam_maskd_start --walk-index 0 || e2e_die "agentbox-maskd did not start again"
 login "echo IN"
@@ -218,5 +260,6 @@ pam_maskd_stop
 pam_maskd_start || e2e_die "agentbox-maskd did not start again"
 
 e2e_assert_host_clean "$U" "$(id -u "$U")"
+e2e_assert_host_clean "$U2" "$(id -u "$U2")"
 rm -rf "$STASH"
 finish
