@@ -272,6 +272,26 @@ mount_id(int fd, uint64_t *mnt)
 	return 0;
 }
 
+/*
+ * Filesystems whose every change is made through this kernel, so that the mark sees it:
+ * not a network or shared one (NFS, CIFS, FUSE, virtiofs, Ceph: another client's
+ * create makes no event here) nor one stacked on others (overlayfs).  Elsewhere there is
+ * no plan, and logins walk everything.
+ */
+static int
+local_fs(unsigned long type)
+{
+	switch (type) {
+	case 0xEF53:		/* ext2/3/4 */
+	case 0x58465342:	/* xfs */
+	case 0x9123683E:	/* btrfs */
+	case 0x01021994:	/* tmpfs */
+	case 0xF2F52010:	/* f2fs */
+		return 1;
+	}
+	return 0;
+}
+
 /* The entry of FD's mount (a tree root, at PATH), its filesystem marked.  *IDX. */
 static int
 fs_mark(struct ab_windex *w, int fd, const char *path, size_t *idx)
@@ -283,6 +303,8 @@ fs_mark(struct ab_windex *w, int fd, const char *path, size_t *idx)
 
 	if (fstatfs(fd, &sf) == -1)
 		return -errno;
+	if (!local_fs((unsigned long)sf.f_type))
+		return -EREMOTE;
 	if ((r = mount_id(fd, &mnt)) != 0)
 		return r;
 	for (i = 0; i < AB_MASKD_FS_MAX; i++) {
