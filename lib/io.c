@@ -1,5 +1,6 @@
 /* Plain I/O helpers. */
 #include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "abutil.h"
@@ -19,5 +20,20 @@ ab_io_write_all(int fd, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int
+ab_fd_path(int fd, char *out, size_t outlen)
+{
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, out, outlen)) == -1)
+		return -errno;
+	if ((size_t)n >= outlen)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
 	return 0;
 }

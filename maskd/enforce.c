@@ -233,22 +233,6 @@ ab_maskd_add_mount(struct ab_maskd *e, const char *path)
 	return 0;
 }
 
-/* The path of FD as the kernel shows it, into OUT.  0 or -errno. */
-static int
-fd_path(int fd, char *out, size_t outlen)
-{
-	char link[32];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, out, outlen)) == -1)
-		return -errno;
-	if ((size_t)n >= outlen)
-		return -ENAMETOOLONG;
-	out[n] = '\0';
-	return 0;
-}
-
 /* ab_maskd_resolve_fn: NAME in directory DIR of filesystem FSID, as an absolute path. */
 static int
 resolve(void *arg, const int32_t fsid[2], const struct ab_maskd_key *dir, const char *name,
@@ -273,7 +257,7 @@ resolve(void *arg, const int32_t fsid[2], const struct ab_maskd_key *dir, const 
 	/* O_PATH: no permission event, so it cannot wait on us. */
 	if ((fd = open_by_handle_at(e->m[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
 		return -errno;
-	r = fd_path(fd, out, outlen);
+	r = ab_fd_path(fd, out, outlen);
 	(void)close(fd);
 	if (r != 0)
 		return r;
@@ -349,7 +333,7 @@ judge(struct ab_maskd *e, int fd, pid_t pid, int *cache)
 
 	*cache = 0;
 	path[0] = '\0';
-	if (fstat(fd, &st) == -1 || fd_path(fd, path, sizeof(e->path)) != 0 ||
+	if (fstat(fd, &st) == -1 || ab_fd_path(fd, path, sizeof(e->path)) != 0 ||
 	    ab_maskd_key_of_fd(fd, &k) != 0)
 		return AB_MASKD_RULE_UNKNOWN;
 	q.path = path;

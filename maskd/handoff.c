@@ -207,16 +207,14 @@ line(char *l, struct ab_maskd_open *m, unsigned *seen)
 	return -EPROTO;
 }
 
-int
-ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m)
+/* Each '\n'-terminated line of BUF[0..LEN) (no NUL in it) to FN, in order. */
+static int
+each_line(const char *buf, size_t len, size_t max, int (*fn)(char *, void *), void *arg)
 {
-	unsigned seen = 0;
 	char *copy, *l, *nl;
 	int r = 0;
 
-	memset(m, 0, sizeof(*m));
-	if (len == 0 || len > AB_MASKD_MSG_MAX || memchr(buf, '\0', len) != NULL ||
-	    buf[len - 1] != '\n')
+	if (len == 0 || len > max || memchr(buf, '\0', len) != NULL || buf[len - 1] != '\n')
 		return -EPROTO;
 	if ((copy = malloc(len + 1)) == NULL)
 		return -ENOMEM;
@@ -225,11 +223,35 @@ ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m)
 	for (l = copy; r == 0 && *l != '\0'; l = nl + 1) {
 		nl = strchr(l, '\n');	/* there is one: the buffer ends in '\n' */
 		*nl = '\0';
-		r = line(l, m, &seen);
+		r = fn(l, arg);
 	}
 	free(copy);
+	return r;
+}
+
+struct open_parse {
+	struct ab_maskd_open	*m;
+	unsigned		 seen;
+};
+
+static int
+open_line(char *l, void *arg)
+{
+	struct open_parse *p = arg;
+
+	return line(l, p->m, &p->seen);
+}
+
+int
+ab_maskd_open_parse(const char *buf, size_t len, struct ab_maskd_open *m)
+{
+	struct open_parse p = { m, 0 };
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = each_line(buf, len, AB_MASKD_MSG_MAX, open_line, &p);
 	/* A session with nothing to mask is handed over only to learn. */
-	if (r == 0 && ((seen & 7) != 7 || (m->patterns.n == 0 && !m->learn)))
+	if (r == 0 && ((p.seen & 7) != 7 || (m->patterns.n == 0 && !m->learn)))
 		r = -EPROTO;
 	return r;
 }
@@ -270,28 +292,6 @@ ab_walkplan_req_free(struct ab_walkplan_req *q)
 	ab_strv_free(&q->masks);
 	ab_strv_free(&q->protects);
 	memset(q, 0, sizeof(*q));
-}
-
-/* Each '\n'-terminated line of BUF[0..LEN) (no NUL in it) to FN, in order. */
-static int
-each_line(const char *buf, size_t len, size_t max, int (*fn)(char *, void *), void *arg)
-{
-	char *copy, *l, *nl;
-	int r = 0;
-
-	if (len == 0 || len > max || memchr(buf, '\0', len) != NULL || buf[len - 1] != '\n')
-		return -EPROTO;
-	if ((copy = malloc(len + 1)) == NULL)
-		return -ENOMEM;
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	for (l = copy; r == 0 && *l != '\0'; l = nl + 1) {
-		nl = strchr(l, '\n');	/* there is one: the buffer ends in '\n' */
-		*nl = '\0';
-		r = fn(l, arg);
-	}
-	free(copy);
-	return r;
 }
 
 struct req_parse {

@@ -205,18 +205,15 @@ record(struct ab_learn *l, pid_t pid, const char *access, const char *path)
 static void
 judge(struct ab_learn *l, const struct fanotify_event_metadata *md)
 {
-	char link[32], path[PATH_MAX];
+	char path[PATH_MAX];
 	unsigned int did = 0, rights;
 	struct stat st;
-	ssize_t n;
-	size_t i;
+	size_t i, n;
 	int r;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", md->fd);
-	if (fstat(md->fd, &st) == -1 || (n = readlink(link, path, sizeof(path))) <= 0 ||
-	    (size_t)n >= sizeof(path))
+	if (fstat(md->fd, &st) == -1 || ab_fd_path(md->fd, path, sizeof(path)) != 0)
 		return;		/* gone, or longer than any rule could name */
-	path[n] = '\0';
+	n = strlen(path);
 	if (path[0] != '/')
 		return;		/* not a path (pipe:, anon_inode:): no rule names it */
 	/* Unlinked since the open: the kernel appended " (deleted)"; the name was the path. */

@@ -230,28 +230,19 @@ inside(const char *tree, const char *path, const char **rel)
 	return 1;
 }
 
-/* Is PATH a tree's root or a directory above one? */
+/*
+ * Is PATH one of K's tree roots, or (ABOVE) a directory above one, or (!ABOVE) inside
+ * one?
+ */
 static int
-holds_a_root(const struct wkey *k, const char *path)
+near_a_root(const struct wkey *k, const char *path, int above)
 {
 	const char *t, *rel;
 	size_t i;
 
 	for (i = 0; i < k->ntrees; i++)
-		if ((t = tree_path(k, i)) != NULL && (strcmp(t, path) == 0 || inside(path, t, &rel)))
-			return 1;
-	return 0;
-}
-
-/* Is PATH a tree of K, or inside one? */
-static int
-key_holds(const struct wkey *k, const char *path)
-{
-	const char *t, *rel;
-	size_t i;
-
-	for (i = 0; i < k->ntrees; i++)
-		if ((t = tree_path(k, i)) != NULL && (strcmp(t, path) == 0 || inside(t, path, &rel)))
+		if ((t = tree_path(k, i)) != NULL && (strcmp(t, path) == 0 ||
+		    (above ? inside(path, t, &rel) : inside(t, path, &rel))))
 			return 1;
 	return 0;
 }
@@ -358,8 +349,6 @@ fs_open(struct ab_windex *w, size_t i)
 	return -(e == ENOENT ? ESTALE : e);
 }
 
-static int fd_path(int fd, char *out, size_t outlen);
-
 /* Handle H of filesystem entry I, as a path through its mount.  0 or -errno. */
 static int
 fs_resolve(struct ab_windex *w, size_t i, struct file_handle *h, char *out, size_t outlen)
@@ -369,7 +358,7 @@ fs_resolve(struct ab_windex *w, size_t i, struct file_handle *h, char *out, size
 	if ((mfd = fs_open(w, i)) < 0)
 		return mfd;
 	fd = open_by_handle_at(mfd, h, O_PATH | O_CLOEXEC);
-	r = fd == -1 ? -errno : fd_path(fd, out, outlen);
+	r = fd == -1 ? -errno : ab_fd_path(fd, out, outlen);
 	if (fd >= 0)
 		(void)close(fd);
 	(void)close(mfd);
@@ -497,21 +486,6 @@ cache_slot(const struct ab_maskd_key *dir, size_t fs)
 	    (WX_CACHE - 1);
 }
 
-static int
-fd_path(int fd, char *out, size_t outlen)
-{
-	char link[32];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, out, outlen)) == -1)
-		return -errno;
-	if ((size_t)n >= outlen)
-		return -ENAMETOOLONG;
-	out[n] = '\0';
-	return 0;
-}
-
 /* The path of directory DIR now, through the mount of entry FS (cached: a directory
  * renamed empties the cache). */
 static int
@@ -562,7 +536,7 @@ key_apply(struct ab_windex *w, struct wkey *k, const char *path, int is_dir, int
 	size_t i;
 	int r = 0;
 
-	if (is_dir && renamed && holds_a_root(k, path)) {
+	if (is_dir && renamed && near_a_root(k, path, 1)) {
 		key_forget(w, k);
 		return;
 	}
@@ -610,7 +584,7 @@ name_event(struct ab_windex *w, size_t fs, const struct ab_maskd_dirent_ev *ev, 
 		 * only the keys that may hold its directory forget. */
 		path[n] = '\0';
 		for (j = 0; j < WX_KEYS_MAX; j++)
-			if (w->key[j].used && key_holds(&w->key[j], path))
+			if (w->key[j].used && near_a_root(&w->key[j], path, 0))
 				key_forget(w, &w->key[j]);
 		return 0;
 	}
