@@ -78,9 +78,11 @@ ln "$P/.env" "$P/innocent-name"
 out=$(su abt_pam1 -c "cat $P/innocent-name" 2>&1)
 like "$out" "Permission denied" "hardlink inside the project: masked through its other name too"
 rm -f "$P/innocent-name"
-# ... a tree deeper than the walk's bound.
+# ... a tree deeper than the walk's bound, with something to mask at its bottom (the
+# walk must reach it; with agentbox-maskd's walk index a login enters only directories
+# that hold something to mask or protect, so a deep tree holding nothing is not walked).
 d="$P/deep"; for i in $(seq 1 130); do d="$d/d"; done
-mkdir -p "$d"; chown -R abt_pam1: "$P/deep"
+mkdir -p "$d"; echo deep-secret > "$d/.env"; chown -R abt_pam1: "$P/deep"
 refused "tree deeper than the bound" "deeper than 128 levels"
 rm -rf "$P/deep"
 # ... a project path through a symlink (the agent may own a directory on the way).
