@@ -102,6 +102,9 @@ int	ab_io_write_all(int fd, const void *buf, size_t len);
 /* The path of FD as the kernel shows it (readlink of /proc/self/fd/FD), NUL-terminated
  * in OUT[0..OUTLEN).  0, -ENAMETOOLONG, or -errno. */
 int	ab_fd_path(int fd, char *out, size_t outlen);
+/* Undo mountinfo's octal escapes in place (\040 space, \011 tab, \012 newline, \134
+ * backslash). */
+void	ab_mountinfo_unescape(char *p);
 
 /* ---- file descriptors passed on a unix socket (fdpass.c) ---- */
 

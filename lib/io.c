@@ -37,3 +37,19 @@ ab_fd_path(int fd, char *out, size_t outlen)
 	out[n] = '\0';
 	return 0;
 }
+
+void
+ab_mountinfo_unescape(char *p)
+{
+	char *o = p;
+
+	for (; *p != '\0'; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
+			p += 3;
+		} else
+			*o++ = *p;
+	}
+	*o = '\0';
+}

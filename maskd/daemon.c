@@ -513,7 +513,8 @@ take_session(int listen_fd, int conn)
 		    (int)pid);
 		/* What its walk found, once the login has its answer. */
 		if (m.walked && windex != NULL)
-			ab_windex_report(windex, m.walk_id, m.walk_gen, &m.found, &m.mounts);
+			ab_windex_report(windex, m.uid, m.walk_id, m.walk_gen, &m.found,
+			    &m.mounts);
 	}
 	fds[AB_MASKD_FD_PID1] = fds[AB_MASKD_FD_PERM] = fds[AB_MASKD_FD_TRACK] = -1; /* in *s */
 	close_fds(fds, nfds);

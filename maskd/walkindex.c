@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -25,11 +26,12 @@
 #define WX_SET_SLOTS	(2 * AB_WALKPLAN_DIRS_MAX)	/* open addressing, half full */
 #define WX_CACHE	512	/* directory handle -> path, direct-mapped */
 #define WX_BUF		(64 * 1024)
-/* A drain between two polls reads at most this many buffers (1 MiB of events), so a
- * flood of creates cannot hold the daemon's loop; before a plan it reads on for up to
- * WX_PLAN_DRAIN_MS, and a plan it could not bring up to date is "walk". */
-#define WX_LOOP_READS	16
-#define WX_PLAN_DRAIN_MS 100
+/* A drain between two polls takes at most WX_LOOP_DRAIN_MS, so a flood of creates
+ * cannot hold the daemon's loop (hand-offs wait on it); before a plan or a check it
+ * reads on for up to WX_PLAN_DRAIN_MS, and a plan it could not bring up to date is
+ * "walk" (a check "changed"). */
+#define WX_LOOP_DRAIN_MS 5
+#define WX_PLAN_DRAIN_MS 20
 #define WX_EVENTS	(FAN_CREATE | FAN_RENAME | FAN_ONDIR)
 
 /* D: a set of directory paths, each maybe "full". */
@@ -70,7 +72,7 @@ struct fsmark {
 	int		 used;
 	int32_t		 fsid[2];
 	uint64_t	 mnt;
-	char		*root;
+	char		*root;	/* its mount point */
 };
 
 struct cached {
@@ -266,8 +268,9 @@ mount_id(int fd, uint64_t *mnt)
 /*
  * Filesystems whose every change is made through this kernel, so that the mark sees it:
  * not a network or shared one (NFS, CIFS, FUSE, virtiofs, Ceph: another client's
- * create makes no event here) nor one stacked on others (overlayfs).  Elsewhere there is
- * no plan, and logins walk everything.
+ * create makes no event here) nor one stacked on others (overlayfs).  Not btrfs: a
+ * snapshot puts a whole filled tree in place with one directory's create event.
+ * Elsewhere there is no plan, and logins walk everything.
  */
 static int
 local_fs(unsigned long type)
@@ -275,7 +278,6 @@ local_fs(unsigned long type)
 	switch (type) {
 	case 0xEF53:		/* ext2/3/4 */
 	case 0x58465342:	/* xfs */
-	case 0x9123683E:	/* btrfs */
 	case 0x01021994:	/* tmpfs */
 	case 0xF2F52010:	/* f2fs */
 		return 1;
@@ -283,13 +285,93 @@ local_fs(unsigned long type)
 	return 0;
 }
 
-/* The entry of FD's mount (a tree root, at PATH), its filesystem marked.  *IDX. */
+/*
+ * Where FD's mount is mounted, into OUT: its line in mountinfo, by the (reusable) mount
+ * id statx gives, which the unique one then confirms when it is opened.  A mount point
+ * is root's: resolving through it, not through a tree root the agent may rename, keeps
+ * the agent from making the index forget, or from parking the daemon on a FUSE mount.
+ */
 static int
-fs_mark(struct ab_windex *w, int fd, const char *path, size_t *idx)
+mount_point(int fd, char *out, size_t outlen)
 {
+	char *line = NULL, *f[5], *save;
+	unsigned long long want, id;
+	struct statx stx;
+	size_t cap = 0;
+	FILE *mi;
+	int i, r = -ENOENT;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == -1)
+		return -errno;
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return -EOPNOTSUPP;
+	want = ab_statx_mnt_id(&stx);
+	if ((mi = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return -errno;
+	while (r == -ENOENT && getline(&line, &cap, mi) != -1) {
+		save = NULL;
+		for (i = 0; i < 5; i++)
+			if ((f[i] = strtok_r(i == 0 ? line : NULL, " \n", &save)) == NULL)
+				break;
+		if (i < 5 || sscanf(f[0], "%llu", &id) != 1 || id != want)
+			continue;
+		ab_mountinfo_unescape(f[4]);
+		r = strlen(f[4]) < outlen ? (strcpy(out, f[4]), 0) : -ENAMETOOLONG;
+	}
+	free(line);
+	(void)fclose(mi);
+	return r;
+}
+
+/* Entry I is not the mount it was: it goes, and every key with a tree on it forgets. */
+static void
+fs_drop(struct ab_windex *w, size_t i)
+{
+	size_t j, t;
+
+	for (j = 0; j < WX_KEYS_MAX; j++)
+		for (t = 0; w->key[j].used && t < w->key[j].ntrees; t++)
+			if (w->key[j].root[t].exists && w->key[j].root[t].mnt == w->fs[i].mnt) {
+				key_forget(w, &w->key[j]);
+				break;
+			}
+	free(w->fs[i].root);
+	memset(&w->fs[i], 0, sizeof(w->fs[i]));
+}
+
+static int fs_open(struct ab_windex *w, size_t i);
+
+/* A free entry, or one whose mount is gone (dropped now); -E2BIG if none. */
+static int
+fs_free_slot(struct ab_windex *w, size_t *slot)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < AB_MASKD_FS_MAX; i++)
+		if (!w->fs[i].used) {
+			*slot = i;
+			return 0;
+		}
+	for (i = 0; i < AB_MASKD_FS_MAX; i++) {
+		if ((fd = fs_open(w, i)) >= 0) {
+			(void)close(fd);
+			continue;
+		}
+		*slot = i;	/* fs_open dropped it */
+		return 0;
+	}
+	return -E2BIG;
+}
+
+/* The entry of FD's mount (a tree root), its filesystem marked.  *IDX. */
+static int
+fs_mark(struct ab_windex *w, int fd, size_t *idx)
+{
+	char where[PATH_MAX];
 	struct statfs sf;
 	uint64_t mnt;
-	size_t i, slot = AB_MASKD_FS_MAX;
+	size_t i, slot;
 	int r;
 
 	if (fstatfs(fd, &sf) == -1)
@@ -299,23 +381,19 @@ fs_mark(struct ab_windex *w, int fd, const char *path, size_t *idx)
 	if ((r = mount_id(fd, &mnt)) != 0)
 		return r;
 	for (i = 0; i < AB_MASKD_FS_MAX; i++) {
-		if (!w->fs[i].used) {
-			slot = slot < i ? slot : i;
-			continue;
-		}
-		if (w->fs[i].mnt == mnt && memcmp(w->fs[i].fsid, &sf.f_fsid,
+		if (w->fs[i].used && w->fs[i].mnt == mnt && memcmp(w->fs[i].fsid, &sf.f_fsid,
 		    sizeof(w->fs[i].fsid)) == 0) {
 			*idx = i;
 			return 0;
 		}
 	}
-	if (slot == AB_MASKD_FS_MAX)
-		return -E2BIG;
+	if ((r = mount_point(fd, where, sizeof(where))) != 0 || (r = fs_free_slot(w, &slot)) != 0)
+		return r;
 	/* Idempotent for a filesystem marked through another of its mounts.  The kernel
 	 * refuses a second filesystem with the same fsid in one group (no plan then). */
 	if (fanotify_mark(w->fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WX_EVENTS, fd, NULL) == -1)
 		return -errno;
-	if ((w->fs[slot].root = strdup(path)) == NULL)
+	if ((w->fs[slot].root = strdup(where)) == NULL)
 		return -ENOMEM;
 	memcpy(w->fs[slot].fsid, &sf.f_fsid, sizeof(w->fs[slot].fsid));
 	w->fs[slot].mnt = mnt;
@@ -325,9 +403,9 @@ fs_mark(struct ab_windex *w, int fd, const char *path, size_t *idx)
 }
 
 /*
- * Entry I's root, opened again (no symlink followed), for open_by_handle_at, which
- * takes no O_PATH fd (EBADF); -ESTALE if its mount is not the one marked any more (the
- * entry goes, and every key forgets).
+ * Entry I's mount point, opened again (no symlink followed), for open_by_handle_at,
+ * which takes no O_PATH fd (EBADF); -ESTALE if what is there is not the mount marked
+ * any more (the entry goes, and the keys with a tree on it forget).
  */
 static int
 fs_open(struct ab_windex *w, size_t i)
@@ -343,9 +421,7 @@ fs_open(struct ab_windex *w, size_t i)
 	e = fd < 0 ? errno : ESTALE;
 	if (fd >= 0)
 		(void)close(fd);
-	free(w->fs[i].root);
-	memset(&w->fs[i], 0, sizeof(w->fs[i]));
-	forget_all(w);
+	fs_drop(w, i);
 	return -(e == ENOENT ? ESTALE : e);
 }
 
@@ -409,7 +485,7 @@ roots_check(struct ab_windex *w, struct wkey *k)
 			if ((fd = ab_openat2(AT_FDCWD, t, &how)) == -1 && errno != ENOENT)
 				return -errno;
 			if (fd >= 0) {
-				r = fstat(fd, &st) == -1 ? -errno : fs_mark(w, fd, t, &fs);
+				r = fstat(fd, &st) == -1 ? -errno : fs_mark(w, fd, &fs);
 				if (r == 0)
 					r = resolves_back(w, fs, fd, t);
 				(void)close(fd);
@@ -540,8 +616,14 @@ key_apply(struct ab_windex *w, struct wkey *k, const char *path, int is_dir, int
 		key_forget(w, k);
 		return;
 	}
-	if (old)
-		return;		/* a name gone: D may hold too much, never too little */
+	if (old) {
+		/* A name gone: D may hold too much, never too little.  But a directory
+		 * moved out of a tree takes with it names its events will resolve outside:
+		 * a walk that skipped it must hear that something moved (walkcheck). */
+		if (is_dir && near_a_root(k, path, 0))
+			k->gen++;
+		return;
+	}
 	for (i = 0; i < k->ntrees; i++) {
 		if ((t = tree_path(k, i)) == NULL || !inside(t, path, &rel))
 			continue;
@@ -633,17 +715,16 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Read and apply events: at most READS buffers, or (READS 0) until DEADLINE (ms of
- * now_ms).  0: the queue is empty; 1: events are left; -errno: every key forgotten. */
+/* Read and apply events until the queue is empty or DEADLINE (ms of now_ms) passed.
+ * 0: the queue is empty; 1: events are left; -errno: every key forgotten. */
 static int
-drain(struct ab_windex *w, unsigned reads, long long deadline)
+drain(struct ab_windex *w, long long deadline)
 {
-	unsigned i;
 	ssize_t n;
 	int r;
 
-	for (i = 0; reads == 0 || i < reads; i++) {
-		if (reads == 0 && now_ms() > deadline)
+	for (;;) {
+		if (now_ms() > deadline)
 			return 1;
 		if ((n = read(w->fan, w->buf, WX_BUF)) == -1) {
 			if (errno == EAGAIN)
@@ -654,7 +735,6 @@ drain(struct ab_windex *w, unsigned reads, long long deadline)
 		if ((r = ab_maskd_events_each(w->buf, (size_t)n, on_event, w)) != 0)
 			goto fail;
 	}
-	return 1;
 fail:
 	forget_all(w);	/* an overflow, a malformed event, a name we could not place */
 	return r;
@@ -663,7 +743,7 @@ fail:
 int
 ab_windex_drain(struct ab_windex *w)
 {
-	int r = drain(w, WX_LOOP_READS, 0);
+	int r = drain(w, now_ms() + WX_LOOP_DRAIN_MS);
 
 	return r < 0 ? r : 0;
 }
@@ -705,7 +785,7 @@ ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out, size
 
 	/* Up to date, or "walk": a failure has forgotten every key (they walk), and events
 	 * still queued after WX_PLAN_DRAIN_MS may name what this login must mask. */
-	behind = drain(w, 0, now_ms() + WX_PLAN_DRAIN_MS) == 1;
+	behind = drain(w, now_ms() + WX_PLAN_DRAIN_MS) == 1;
 	if ((k = key_find(w, buf, len)) == NULL && (r = key_new(w, buf, len, &k)) != 0)
 		goto refused;
 	k->asked = ++w->tick;
@@ -726,14 +806,14 @@ refused:
 }
 
 void
-ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen, const struct ab_strv *found,
-    const struct ab_strv *mounts)
+ab_windex_report(struct ab_windex *w, uint32_t uid, uint32_t id, uint32_t gen,
+    const struct ab_strv *found, const struct ab_strv *mounts)
 {
 	struct wkey *k = &w->key[id % WX_KEYS_MAX];
 	size_t i;
 	int r = 0;
 
-	if (!k->used || k->id != id)
+	if (!k->used || k->id != id || k->req.uid != uid)
 		return;		/* forgotten (or taken by another key) since that plan */
 	if (k->gen == gen)	/* nothing added since the plan: the walk's view is D */
 		set_clear(&k->set);
@@ -753,7 +833,7 @@ ab_windex_check(struct ab_windex *w, uint32_t id, uint32_t gen)
 {
 	const struct wkey *k = &w->key[id % WX_KEYS_MAX];
 
-	if (drain(w, 0, now_ms() + WX_PLAN_DRAIN_MS) != 0)
+	if (drain(w, now_ms() + WX_PLAN_DRAIN_MS) != 0)
 		return 1;
 	return !k->used || k->id != id || k->gen != gen;
 }
@@ -770,15 +850,21 @@ ab_windex_new(struct ab_windex **out)
 		free(w);
 		return -ENOMEM;
 	}
-	/* Notifications only: nothing ever waits on this group. */
+	/* Notifications only: nothing ever waits on this group.  The kernel's bounded
+	 * queue: an overflow forgets every key (their logins walk everything), so an
+	 * unbounded one would only grow a root daemon's kernel memory. */
 	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
-	    FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	    FAN_REPORT_DFID_NAME, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (w->fan == -1) {
 		e = errno;
 		free(w->buf);
 		free(w);
 		return -e;
 	}
+	/* Ids differ from a daemon before: a hand-off sent across a restart cannot land
+	 * on another key that took its id. */
+	if (getrandom(&w->keygen, sizeof(w->keygen), GRND_NONBLOCK) != sizeof(w->keygen))
+		w->keygen = (uint32_t)now_ms();
 	*out = w;
 	return 0;
 }

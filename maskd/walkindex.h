@@ -42,13 +42,13 @@ int	ab_windex_new(struct ab_windex **out);
 void	ab_windex_free(struct ab_windex *w);
 /* The group's fd, to poll: readable means events to drain. */
 int	ab_windex_fd(const struct ab_windex *w);
-/* Apply queued events, a bounded number at a time (a flood cannot hold the daemon's
- * loop: poll again).  0, or -errno after which every key walks again. */
+/* Apply queued events for at most 5 ms (a flood cannot hold the daemon's loop: poll
+ * again).  0, or -errno after which every key walks again. */
 int	ab_windex_drain(struct ab_windex *w);
 /*
  * The reply to walk plan request BUF[0..LEN) into OUT[0..OUTLEN) (handoff.h: "plan",
  * "walk" or "refused", NUL-terminated; *N its length).  Drains first: a queue it
- * cannot empty in 100 ms gets "walk".
+ * cannot empty in 20 ms gets "walk".
  */
 void	ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out,
 	    size_t outlen, size_t *n);
@@ -59,13 +59,13 @@ void	ab_windex_plan(struct ab_windex *w, const char *buf, size_t len, char *out,
  * added to D since that plan, else D gains FOUND.  A report for a key that was forgotten
  * since is dropped.
  */
-void	ab_windex_report(struct ab_windex *w, uint32_t id, uint32_t gen,
+void	ab_windex_report(struct ab_windex *w, uint32_t uid, uint32_t id, uint32_t gen,
 	    const struct ab_strv *found, const struct ab_strv *mounts);
 
 /*
  * After a planned walk (handoff.h "walkcheck ID GEN"): 0 if no event added to that
  * key's directories since plan ID GEN (the walk saw every place it had to), 1 if one
- * did, the key was forgotten since, or the queue could not be emptied in 100 ms (the
+ * did, the key was forgotten since, or the queue could not be emptied in 20 ms (the
  * login walks everything).  A move racing the walk, from one directory it skipped into
  * another, is an event it then sees.
  */

@@ -157,23 +157,6 @@ tree_devs(struct ab_sess *s, struct marks *mk)
 	return 0;
 }
 
-/* Undo mountinfo's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash). */
-static void
-unescape(char *p)
-{
-	char *o = p;
-
-	for (; *p != '\0'; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*o++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
-			p += 3;
-		} else
-			*o++ = *p;
-	}
-	*o = '\0';
-}
-
 /* This namespace's mountinfo, NUL-terminated, from the host's /proc (ours is pid 1's). */
 static int
 read_mountinfo(struct ab_sess *s, char **out)
@@ -274,7 +257,7 @@ ab_each_mount(struct ab_sess *s, ab_mount_fn fn, void *ctx)
 				break;
 		if (i < 5 || sscanf(f[2], "%u:%u", &maj, &min) != 2)
 			continue;
-		unescape(f[4]);
+		ab_mountinfo_unescape(f[4]);
 		r = fn(s, ctx, makedev(maj, min), f[4]);
 	}
 	free(info);

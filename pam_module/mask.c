@@ -52,6 +52,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,7 +111,9 @@ static int walk_dir(struct walk *w, int fd, int depth, size_t len, enum walk_mod
 static int
 rel_abs(const struct walk *w, size_t len, char *buf, size_t n)
 {
-	int m = snprintf(buf, n, "%s%s%.*s", w->root, len != 0 ? "/" : "", (int)len, w->rel);
+	int top = strcmp(w->root, "/") == 0;
+	int m = snprintf(buf, n, "%s%s%.*s", top && len != 0 ? "" : w->root,
+	    len != 0 ? "/" : "", (int)len, w->rel);
 
 	return m < 0 || (size_t)m >= n ? -ENAMETOOLONG : 0;
 }
@@ -374,6 +378,19 @@ enter_nested_root(struct walk *w, size_t len, const struct stat *st)
 	}
 }
 
+/*
+ * Is the directory open as FD case-folding (ext4, f2fs, tmpfs +F)?  Its entries' names
+ * as the index saw them (the kernel's cached spelling) may differ from readdir's in
+ * case, so the walk enters all of it: a plan is compared byte for byte.
+ */
+static int
+casefolded(int fd)
+{
+	int flags = 0;
+
+	return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL) != 0;
+}
+
 /* descend, the plan asked: PROTECTS is the count before the directory's walk. */
 static int
 descend_into(struct walk *w, int dirfd, const char *name, int depth, size_t len,
@@ -396,6 +413,8 @@ descend_into(struct walk *w, int dirfd, const char *name, int depth, size_t len,
 		close(fd);
 		return 0;
 	}
+	if (w->pruning && casefolded(fd))
+		w->pruning = 0;		/* descend puts it back */
 	/* walk_dir consumes fd; a protect or a pin needs the directory afterwards. */
 	if ((protect || mode == W_APPLY) &&
 	    (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
@@ -610,7 +629,7 @@ walk_roots(struct walk *w, enum walk_mode mode)
 {
 	struct root *t;
 	size_t i;
-	int fd, r;
+	int fd, r, pruning;
 
 	for (i = 0; i < w->nroots; i++) {
 		t = &w->roots[i];
@@ -624,7 +643,12 @@ walk_roots(struct walk *w, enum walk_mode mode)
 			continue;	/* no home (any more) */
 		if (fd < 0)
 			return fd;
-		if ((r = walk_dir(w, fd, 0, 0, mode)) != 0)
+		pruning = w->pruning;
+		if (pruning && casefolded(fd))
+			w->pruning = 0;
+		r = walk_dir(w, fd, 0, 0, mode);
+		w->pruning = pruning;
+		if (r != 0)
 			return r;
 	}
 	return 0;

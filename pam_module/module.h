@@ -146,13 +146,15 @@ int	ab_mask_apply(struct ab_sess *s);
 
 /*
  * walkplan.c: agentbox-maskd's walk plan (maskd/walkindex.h).  ab_walkplan_ask, host
- * side: s->plan, or NULL (walk everything), never a refusal; with a plan to prune by, a
- * second connection for ab_walkplan_check.  ab_walkplan_mounts, in the
+ * side: s->plan, or NULL (walk everything), never a refusal; ab_walkplan_connect, after
+ * the hand-off's connection: with a plan to prune by, a second one for
+ * ab_walkplan_check.  ab_walkplan_mounts, in the
  * session's namespace before the walk: the mounts inside the trees, walked whole.
  * ab_walkplan_enter: 1 if the walk goes into directory PATH (absolute), and *FULL if
  * everything below it is walked.  ab_walkplan_free: the plan and what the walk found.
  */
 void	ab_walkplan_ask(struct ab_sess *s);
+void	ab_walkplan_connect(struct ab_sess *s);
 int	ab_walkplan_mounts(struct ab_sess *s);
 int	ab_walkplan_enter(const struct ab_sess *s, const char *path, int *full);
 /* After a planned walk: 1 if agentbox-maskd says nothing was added to the plan since

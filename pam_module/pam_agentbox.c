@@ -506,8 +506,10 @@ host_side_opens(struct ab_sess *s)
 	ab_walkplan_ask(s);
 	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
 	 * mask has nothing for it to decide, unless it learns. */
-	if (s->pol->mask.n != 0 || s->pol->learn == AB_YES)
-		return ab_livemask_connect(s);
+	if ((s->pol->mask.n != 0 || s->pol->learn == AB_YES) && (r = ab_livemask_connect(s)) != 0)
+		return r;
+	/* For step 5's check of its plan, after the hand-off's connection. */
+	ab_walkplan_connect(s);
 	return 0;
 }
 

@@ -75,13 +75,19 @@ ab_walkplan_ask(struct ab_sess *s)
 		free(p);
 		return;
 	}
-	/* The check after the walk needs a connection made now, while /run is the host's;
-	 * without it the plan cannot be checked: walk everything, and report it. */
-	if (p->prune && (s->plan_fd = ab_maskd_dial(s)) < 0) {
-		s->plan_fd = -1;
-		p->prune = 0;
-	}
 	s->plan = p;
+}
+
+void
+ab_walkplan_connect(struct ab_sess *s)
+{
+	/* The check after the walk needs a connection made now, while /run is the host's
+	 * (after the hand-off's own, which must not wait for a slot behind it); without
+	 * it the plan cannot be checked: walk everything, and report it. */
+	if (s->plan != NULL && s->plan->prune && (s->plan_fd = ab_maskd_dial(s)) < 0) {
+		s->plan_fd = -1;
+		s->plan->prune = 0;
+	}
 }
 
 int
@@ -121,7 +127,7 @@ mount_in_tree(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
 	for (i = 0; i < ab_trees_n(&s->pol->project); i++) {
 		if ((t = ab_trees_path(s->home, &s->pol->project, i)) == NULL)
 			continue;
-		n = strlen(t);
+		n = strcmp(t, "/") == 0 ? 0 : strlen(t);
 		if (strncmp(path, t, n) == 0 && path[n] == '/' && path[n + 1] != '\0')
 			return ab_strv_push(&s->plan_mounts, path) == 0 ? 0 :
 			    ab_sess_fail(s, -ENOMEM, "out of memory");

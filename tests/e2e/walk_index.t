@@ -184,12 +184,16 @@ cat > "$E2E_DIR/racer.c" <<'EOF'
 ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	static ssize_t (*real)(int, const void *, size_t, int);
-	const char *from = getenv("WX_FROM"), *to = getenv("WX_TO");
+	const char *from = getenv("WX_FROM"), *to = getenv("WX_TO"), *make = getenv("WX_MAKE");
+	FILE *f;
 
 	if (real == NULL)
 		real = (ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
-	if (len > 10 && memcmp(buf, "walkcheck ", 10) == 0 && from != NULL && to != NULL)
+	if (len > 10 && memcmp(buf, "walkcheck ", 10) == 0 && from != NULL && to != NULL) {
+		if (make != NULL && (f = fopen(make, "w")) != NULL)
+			fclose(f);
 		(void)rename(from, to);
+	}
 	return real(fd, buf, len, flags);
 }
 EOF
@@ -209,6 +213,17 @@ LINE=$(pam_authlog_find "confined session of $U: " 5 | tail -1)
 like "$LINE" "walk rewalked" "a directory moved between the plan and the walk's end: the login walks everything"
 like "$OUT" "Permission denied" "... and masks the moved .env at login (EACCES)"
 unlike "$OUT" "RACED" "... which it does not read"
+# A name made in a directory the plan skipped, and that directory moved out of the
+# trees before the check: the create resolves outside (where it is now), the move's old
+# name is in a tree: the check says changed all the same.
+mkdir -p "$P/src/m19/x" && chown -R "$U:" "$P/src/m19"
+login "echo IN"; login "echo IN"
+pam_authlog_since
+OUT=$(WX_MAKE="$P/src/m19/x/.env" WX_FROM="$P/src/m19/x" WX_TO="$STASH/x" \
+    LD_PRELOAD="$E2E_DIR/racer.so" su "$U" -c "echo IN" 2>&1)
+LINE=$(pam_authlog_find "confined session of $U: " 5 | tail -1)
+like "$LINE" "walk rewalked" "a directory with a new .env moved out of the trees while the login walked: it walks everything"
+rm -rf "$STASH/x"
 
 ## 8. A directory name with a newline (the plan is text) costs whole walks, never a login
 mkdir -p "$P/src/m18/evil
