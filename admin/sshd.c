@@ -202,12 +202,6 @@ file_sets_internal_sftp(const char *path)
 	return found;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int
 adm_sshd_sftp_source(char *buf, size_t len)
 {
@@ -231,8 +225,7 @@ adm_sshd_sftp_source(char *buf, size_t len)
 		}
 		closedir(d);
 	}
-	if (names.n > 1)
-		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	ab_strv_sort(&names);
 	for (i = 0; r == 0 && i < names.n && !found; i++) {
 		snprintf(buf, len, AB_SSHD_DROPIN_DIR "/%s", names.v[i]);
 		found = file_sets_internal_sftp(buf);

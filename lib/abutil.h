@@ -79,6 +79,9 @@ void	ab_strv_free(struct ab_strv *sv);
 int	ab_strv_append(struct ab_strv *sv, const struct ab_strv *from);
 /* 1 if SV holds a string equal to S, else 0. */
 int	ab_strv_has(const struct ab_strv *sv, const char *s);
+/* Sort SV's strings by strcmp; then ab_strv_sorted_has finds S by binary search. */
+void	ab_strv_sort(struct ab_strv *sv);
+int	ab_strv_sorted_has(const struct ab_strv *sv, const char *s);
 /* Remove later duplicates in place, keeping first occurrences in order.  0 or -ENOMEM. */
 int	ab_strv_uniq(struct ab_strv *sv);
 /* ab_strv_uniq, dropping TWIN's items (same count, may be NULL) with SV's: SV's first
@@ -102,9 +105,22 @@ int	ab_io_write_all(int fd, const void *buf, size_t len);
 /* The path of FD as the kernel shows it (readlink of /proc/self/fd/FD), NUL-terminated
  * in OUT[0..OUTLEN).  0, -ENAMETOOLONG, or -errno. */
 int	ab_fd_path(int fd, char *out, size_t outlen);
-/* Undo mountinfo's octal escapes in place (\040 space, \011 tab, \012 newline, \134
- * backslash). */
-void	ab_mountinfo_unescape(char *p);
+/* Split one mountinfo LINE in place into its first five fields (F[0] mount id, F[2]
+ * major:minor, F[4] mount point, its octal escapes undone: \040 space, \011 tab, \012
+ * newline, \134 backslash).  0, or -EINVAL for a short line. */
+int	ab_mountinfo_fields(char *line, char *f[5]);
+
+/* FNV-1a of P[0..N): the hash of every table here that hashes bytes. */
+static inline uint64_t
+ab_fnv1a(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n-- > 0)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
 
 /* ---- file descriptors passed on a unix socket (fdpass.c) ---- */
 

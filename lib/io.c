@@ -1,6 +1,7 @@
 /* Plain I/O helpers. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "abutil.h"
@@ -38,8 +39,8 @@ ab_fd_path(int fd, char *out, size_t outlen)
 	return 0;
 }
 
-void
-ab_mountinfo_unescape(char *p)
+static void
+mountinfo_unescape(char *p)
 {
 	char *o = p;
 
@@ -52,4 +53,17 @@ ab_mountinfo_unescape(char *p)
 			*o++ = *p;
 	}
 	*o = '\0';
+}
+
+int
+ab_mountinfo_fields(char *line, char *f[5])
+{
+	char *save = NULL;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if ((f[i] = strtok_r(i == 0 ? line : NULL, " \n", &save)) == NULL)
+			return -EINVAL;
+	mountinfo_unescape(f[4]);
+	return 0;
 }

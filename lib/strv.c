@@ -136,3 +136,22 @@ ab_strv_uniq_twin(struct ab_strv *sv, struct ab_strv *twin)
 	free(dup);
 	return 0;
 }
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+ab_strv_sort(struct ab_strv *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+}
+
+int
+ab_strv_sorted_has(const struct ab_strv *sv, const char *s)
+{
+	return sv->n != 0 && bsearch(&s, sv->v, sv->n, sizeof(*sv->v), cmp_str) != NULL;
+}

@@ -239,27 +239,15 @@ resolve(void *arg, const int32_t fsid[2], const struct ab_maskd_key *dir, const 
     char *out, size_t outlen)
 {
 	const struct ab_maskd *e = arg;
-	struct {
-		struct file_handle	fh;
-		unsigned char		h[AB_MASKD_HANDLE_MAX];
-	} b;
 	size_t i, n;
-	int fd, r;
+	int r;
 
 	for (i = 0; i < e->nm; i++)
 		if (memcmp(e->m[i].fsid, fsid, sizeof(e->m[i].fsid)) == 0)
 			break;
 	if (i == e->nm)
 		return -ENOENT;
-	b.fh.handle_bytes = dir->len;
-	b.fh.handle_type = dir->type;
-	memcpy(b.fh.f_handle, dir->h, dir->len);
-	/* O_PATH: no permission event, so it cannot wait on us. */
-	if ((fd = open_by_handle_at(e->m[i].fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
-		return -errno;
-	r = ab_fd_path(fd, out, outlen);
-	(void)close(fd);
-	if (r != 0)
+	if ((r = ab_maskd_key_path(e->m[i].fd, dir, out, outlen)) != 0)
 		return r;
 	n = strlen(out);
 	if (snprintf(out + n, outlen - n, "%s%s", n == 1 ? "" : "/", name) >= (int)(outlen - n))

@@ -397,12 +397,6 @@ reply_line(char *l, void *arg)
 	return ab_strv_push(l[0] == 'd' ? &rp->p->dirs : &rp->p->fulls, val);
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int
 ab_walkplan_reply_parse(const char *buf, size_t len, struct ab_walkplan_reply *p)
 {
@@ -412,10 +406,8 @@ ab_walkplan_reply_parse(const char *buf, size_t len, struct ab_walkplan_reply *p
 	memset(p, 0, sizeof(*p));
 	if ((r = each_line(buf, len, AB_WALKPLAN_REPLY_MAX, reply_line, &rp)) != 0)
 		return r;
-	if (p->dirs.n > 1)
-		qsort(p->dirs.v, p->dirs.n, sizeof(*p->dirs.v), cmp_str);
-	if (p->fulls.n > 1)
-		qsort(p->fulls.v, p->fulls.n, sizeof(*p->fulls.v), cmp_str);
+	ab_strv_sort(&p->dirs);
+	ab_strv_sort(&p->fulls);
 	return 0;
 }
 

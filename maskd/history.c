@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include "maskd.h"
 
@@ -58,17 +59,32 @@ ab_maskd_key_of_fd(int fd, struct ab_maskd_key *key)
 	return 0;
 }
 
+int
+ab_maskd_key_path(int mount_fd, const struct ab_maskd_key *key, char *out, size_t outlen)
+{
+	struct {
+		struct file_handle	fh;
+		unsigned char		h[AB_MASKD_HANDLE_MAX];
+	} b;
+	int fd, r;
+
+	if (key->len > AB_MASKD_HANDLE_MAX)
+		return -EINVAL;
+	b.fh.handle_bytes = key->len;
+	b.fh.handle_type = key->type;
+	memcpy(b.fh.f_handle, key->h, key->len);
+	if ((fd = open_by_handle_at(mount_fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
+		return -errno;
+	r = ab_fd_path(fd, out, outlen);
+	(void)close(fd);
+	return r;
+}
+
 /* FNV-1a over the bytes that name the inode (not the unused tail of h). */
 static size_t
 hash(const struct ab_maskd_key *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	uint64_t x = 1469598103934665603ULL;
-	size_t i, n = offsetof(struct ab_maskd_key, h) + k->len;
-
-	for (i = 0; i < n; i++)
-		x = (x ^ p[i]) * 1099511628211ULL;
-	return (size_t)x;
+	return (size_t)ab_fnv1a(k, offsetof(struct ab_maskd_key, h) + k->len);
 }
 
 static int

@@ -133,6 +133,11 @@ struct ab_maskd_key {
 };
 /* KEY of the file of FD (any fd, O_PATH too): fstatfs + name_to_handle_at.  0 or -errno. */
 int	ab_maskd_key_of_fd(int fd, struct ab_maskd_key *key);
+/* The path of the file KEY names, opened O_PATH through MOUNT_FD (a real fd on its
+ * filesystem: no permission event, so it cannot wait on us), as the kernel shows it.
+ * 0 or -errno (-ESTALE: gone). */
+int	ab_maskd_key_path(int mount_fd, const struct ab_maskd_key *key, char *out,
+	    size_t outlen);
 
 struct ab_maskd_history;
 /* S, holding at most MAX inodes (beyond: -ENOSPC, and the enforcer fails closed). */

@@ -93,17 +93,6 @@ struct ab_windex {
 
 /* ---- D ---- */
 
-static uint64_t
-hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	while (n-- > 0)
-		h = (h ^ *b++) * 1099511628211ULL;
-	return h;
-}
-
 static int
 set_init(struct dirset *s)
 {
@@ -139,7 +128,7 @@ set_free(struct dirset *s)
 static int
 set_add_n(struct dirset *s, const char *path, size_t n, int full)
 {
-	size_t i = hash_bytes(path, n) & (WX_SET_SLOTS - 1);
+	size_t i = ab_fnv1a(path, n) & (WX_SET_SLOTS - 1);
 
 	for (; s->path[i] != NULL; i = (i + 1) & (WX_SET_SLOTS - 1)) {
 		if (strncmp(s->path[i], path, n) == 0 && s->path[i][n] == '\0') {
@@ -294,12 +283,12 @@ local_fs(unsigned long type)
 static int
 mount_point(int fd, char *out, size_t outlen)
 {
-	char *line = NULL, *f[5], *save;
+	char *line = NULL, *f[5];
 	unsigned long long want, id;
 	struct statx stx;
 	size_t cap = 0;
 	FILE *mi;
-	int i, r = -ENOENT;
+	int r = -ENOENT;
 
 	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == -1)
 		return -errno;
@@ -309,13 +298,9 @@ mount_point(int fd, char *out, size_t outlen)
 	if ((mi = fopen("/proc/self/mountinfo", "re")) == NULL)
 		return -errno;
 	while (r == -ENOENT && getline(&line, &cap, mi) != -1) {
-		save = NULL;
-		for (i = 0; i < 5; i++)
-			if ((f[i] = strtok_r(i == 0 ? line : NULL, " \n", &save)) == NULL)
-				break;
-		if (i < 5 || sscanf(f[0], "%llu", &id) != 1 || id != want)
+		if (ab_mountinfo_fields(line, f) != 0 || sscanf(f[0], "%llu", &id) != 1 ||
+		    id != want)
 			continue;
-		ab_mountinfo_unescape(f[4]);
 		r = strlen(f[4]) < outlen ? (strcpy(out, f[4]), 0) : -ENAMETOOLONG;
 	}
 	free(line);
@@ -425,18 +410,16 @@ fs_open(struct ab_windex *w, size_t i)
 	return -(e == ENOENT ? ESTALE : e);
 }
 
-/* Handle H of filesystem entry I, as a path through its mount.  0 or -errno. */
+/* KEY, a file of filesystem entry I, as a path through its mount.  0 or -errno. */
 static int
-fs_resolve(struct ab_windex *w, size_t i, struct file_handle *h, char *out, size_t outlen)
+fs_resolve(struct ab_windex *w, size_t i, const struct ab_maskd_key *key, char *out,
+    size_t outlen)
 {
-	int mfd, fd, r;
+	int mfd, r;
 
 	if ((mfd = fs_open(w, i)) < 0)
 		return mfd;
-	fd = open_by_handle_at(mfd, h, O_PATH | O_CLOEXEC);
-	r = fd == -1 ? -errno : ab_fd_path(fd, out, outlen);
-	if (fd >= 0)
-		(void)close(fd);
+	r = ab_maskd_key_path(mfd, key, out, outlen);
 	(void)close(mfd);
 	return r;
 }
@@ -448,17 +431,12 @@ fs_resolve(struct ab_windex *w, size_t i, struct file_handle *h, char *out, size
 static int
 resolves_back(struct ab_windex *w, size_t i, int fd, const char *path)
 {
-	struct {
-		struct file_handle	fh;
-		unsigned char		h[AB_MASKD_HANDLE_MAX];
-	} b;
+	struct ab_maskd_key key;
 	char got[PATH_MAX];
-	int mnt, r;
+	int r;
 
-	b.fh.handle_bytes = AB_MASKD_HANDLE_MAX;
-	if (name_to_handle_at(fd, "", &b.fh, &mnt, AT_EMPTY_PATH) == -1)
-		return -errno;
-	if ((r = fs_resolve(w, i, &b.fh, got, sizeof(got))) != 0)
+	if ((r = ab_maskd_key_of_fd(fd, &key)) != 0 ||
+	    (r = fs_resolve(w, i, &key, got, sizeof(got))) != 0)
 		return r;
 	return strcmp(got, path) == 0 ? 0 : -EXDEV;
 }
@@ -558,7 +536,7 @@ fail:
 static size_t
 cache_slot(const struct ab_maskd_key *dir, size_t fs)
 {
-	return (hash_bytes(dir, offsetof(struct ab_maskd_key, h) + dir->len) + fs) &
+	return (ab_fnv1a(dir, offsetof(struct ab_maskd_key, h) + dir->len) + fs) &
 	    (WX_CACHE - 1);
 }
 
@@ -569,10 +547,6 @@ dir_path(struct ab_windex *w, size_t fs, const struct ab_maskd_key *dir, char *o
     size_t outlen)
 {
 	struct cached *c = &w->cache[cache_slot(dir, fs)];
-	struct {
-		struct file_handle	fh;
-		unsigned char		h[AB_MASKD_HANDLE_MAX];
-	} b;
 	int r;
 
 	if (c->path != NULL && c->fs == fs && memcmp(&c->dir, dir,
@@ -582,10 +556,7 @@ dir_path(struct ab_windex *w, size_t fs, const struct ab_maskd_key *dir, char *o
 		strcpy(out, c->path);
 		return 0;
 	}
-	b.fh.handle_bytes = dir->len;
-	b.fh.handle_type = dir->type;
-	memcpy(b.fh.f_handle, dir->h, dir->len);
-	if ((r = fs_resolve(w, fs, &b.fh, out, outlen)) != 0)
+	if ((r = fs_resolve(w, fs, dir, out, outlen)) != 0)
 		return r;
 	free(c->path);
 	c->dir = *dir;

@@ -243,21 +243,16 @@ learn_skips(const char *path)
 int
 ab_each_mount(struct ab_sess *s, ab_mount_fn fn, void *ctx)
 {
-	char *info = NULL, *line, *save = NULL, *f[5], *fsave;
+	char *info = NULL, *line, *save = NULL, *f[5];
 	unsigned maj, min;
-	int i, r;
+	int r;
 
 	if ((r = read_mountinfo(s, &info)) != 0)
 		return r;
 	for (line = strtok_r(info, "\n", &save); r == 0 && line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		fsave = NULL;
-		for (i = 0; i < 5; i++)
-			if ((f[i] = strtok_r(i == 0 ? line : NULL, " ", &fsave)) == NULL)
-				break;
-		if (i < 5 || sscanf(f[2], "%u:%u", &maj, &min) != 2)
+		if (ab_mountinfo_fields(line, f) != 0 || sscanf(f[2], "%u:%u", &maj, &min) != 2)
 			continue;
-		ab_mountinfo_unescape(f[4]);
 		r = fn(s, ctx, makedev(maj, min), f[4]);
 	}
 	free(info);

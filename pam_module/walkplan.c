@@ -26,19 +26,6 @@
 #include <security/pam_ext.h>
 #include <syslog.h>
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
-has(const struct ab_strv *sorted, const char *path)
-{
-	return sorted->n != 0 && bsearch(&path, sorted->v, sorted->n, sizeof(*sorted->v),
-	    cmp_str) != NULL;
-}
-
 /* The request: this user's trees and patterns, the index's key. */
 static int
 encode(const struct ab_sess *s, char *buf, size_t len, size_t *n)
@@ -149,8 +136,8 @@ ab_walkplan_enter(const struct ab_sess *s, const char *path, int *full)
 	size_t i, n = strlen(path);
 	const char *m;
 
-	*full = has(&s->plan->fulls, path);
-	if (*full || has(&s->plan->dirs, path))
+	*full = ab_strv_sorted_has(&s->plan->fulls, path);
+	if (*full || ab_strv_sorted_has(&s->plan->dirs, path))
 		return 1;
 	for (i = 0; i < s->plan_mounts.n; i++) {
 		m = s->plan_mounts.v[i];
