@@ -38,14 +38,16 @@ put2(char *buf, size_t len, size_t *off, const char *key, const char *a, const c
 	return 0;
 }
 
+/* "KEY V" for each V of V; PATHS: each must be absolute. */
 static int
-put_paths(char *buf, size_t len, size_t *off, const char *key, const struct ab_strv *v)
+put_each(char *buf, size_t len, size_t *off, const char *key, const struct ab_strv *v,
+    int paths)
 {
 	size_t i;
 	int r;
 
 	for (i = 0; i < v->n; i++) {
-		if (v->v[i][0] != '/')
+		if (paths && v->v[i][0] != '/')
 			return -EINVAL;
 		if ((r = put(buf, len, off, key, v->v[i])) != 0)
 			return r;
@@ -53,11 +55,28 @@ put_paths(char *buf, size_t len, size_t *off, const char *key, const struct ab_s
 	return 0;
 }
 
+static int
+put_paths(char *buf, size_t len, size_t *off, const char *key, const struct ab_strv *v)
+{
+	return put_each(buf, len, off, key, v, 1);
+}
+
+/* The trees, as both messages carry them: "home" (at most once), then "project"s. */
+static int
+put_trees(char *buf, size_t len, size_t *off, const char *home, const struct ab_strv *projects)
+{
+	int r;
+
+	if (home != NULL && (home[0] != '/' || (r = put(buf, len, off, "home", home)) != 0))
+		return home[0] != '/' ? -EINVAL : r;
+	return put_paths(buf, len, off, "project", projects);
+}
+
 int
 ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len, size_t *out)
 {
 	char num[2][16];
-	size_t i, off = 0;
+	size_t off = 0;
 	int r;
 
 	snprintf(num[0], sizeof(num[0]), "%u", m->ses);
@@ -66,18 +85,9 @@ ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len, size_
 	    (r = put(buf, len, &off, "ses", num[0])) != 0 ||
 	    (r = put(buf, len, &off, "uid", num[1])) != 0)
 		return r;
-	if (m->home != NULL && (m->home[0] != '/' ||
-	    (r = put(buf, len, &off, "home", m->home)) != 0))
-		return m->home[0] != '/' ? -EINVAL : r;
-	for (i = 0; i < m->projects.n; i++) {
-		if (m->projects.v[i][0] != '/')
-			return -EINVAL;
-		if ((r = put(buf, len, &off, "project", m->projects.v[i])) != 0)
-			return r;
-	}
-	for (i = 0; i < m->patterns.n; i++)
-		if ((r = put(buf, len, &off, "pattern", m->patterns.v[i])) != 0)
-			return r;
+	if ((r = put_trees(buf, len, &off, m->home, &m->projects)) != 0 ||
+	    (r = put_each(buf, len, &off, "pattern", &m->patterns, 0)) != 0)
+		return r;
 	if (m->learn && ((r = put(buf, len, &off, "learn", "1")) != 0 ||
 	    (r = put_paths(buf, len, &off, "read", &m->reads)) != 0 ||
 	    (r = put_paths(buf, len, &off, "write", &m->writes)) != 0))
@@ -262,24 +272,17 @@ int
 ab_walkplan_req_encode(const struct ab_walkplan_req *q, char *buf, size_t len, size_t *out)
 {
 	char num[16];
-	size_t i, off = 0;
+	size_t off = 0;
 	int r;
 
 	snprintf(num, sizeof(num), "%u", q->uid);
 	if ((r = put(buf, len, &off, "walkplan", "1")) != 0 ||
 	    (r = put(buf, len, &off, "uid", num)) != 0)
 		return r;
-	if (q->home != NULL && (q->home[0] != '/' ||
-	    (r = put(buf, len, &off, "home", q->home)) != 0))
-		return q->home[0] != '/' ? -EINVAL : r;
-	if ((r = put_paths(buf, len, &off, "project", &q->projects)) != 0)
+	if ((r = put_trees(buf, len, &off, q->home, &q->projects)) != 0 ||
+	    (r = put_each(buf, len, &off, "mask", &q->masks, 0)) != 0 ||
+	    (r = put_each(buf, len, &off, "protect", &q->protects, 0)) != 0)
 		return r;
-	for (i = 0; i < q->masks.n; i++)
-		if ((r = put(buf, len, &off, "mask", q->masks.v[i])) != 0)
-			return r;
-	for (i = 0; i < q->protects.n; i++)
-		if ((r = put(buf, len, &off, "protect", q->protects.v[i])) != 0)
-			return r;
 	*out = off;
 	return 0;
 }
