@@ -67,8 +67,12 @@ put_trees(char *buf, size_t len, size_t *off, const char *home, const struct ab_
 {
 	int r;
 
-	if (home != NULL && (home[0] != '/' || (r = put(buf, len, off, "home", home)) != 0))
-		return home[0] != '/' ? -EINVAL : r;
+	if (home != NULL) {
+		if (home[0] != '/')
+			return -EINVAL;
+		if ((r = put(buf, len, off, "home", home)) != 0)
+			return r;
+	}
 	return put_paths(buf, len, off, "project", projects);
 }
 
