@@ -174,9 +174,32 @@ int	adm_audit_rules_census(int *ours, int *others);
 enum { ADM_RULE_FREE, ADM_RULE_OURS, ADM_RULE_HOST };
 struct audit_rule_data;
 int	adm_audit_rule_class(const struct audit_rule_data *d);
+/* Append the filter key KEY to *RULEP (libaudit's parser takes it only from auditctl). */
+int	adm_audit_rule_add_key(struct audit_rule_data **rulep, const char *key);
 int	adm_audit_backlog_install(void);
 int	adm_audit_backlog_remove(void);
 int	adm_audit_status(int *enabled, int *pid, unsigned *backlog_limit, unsigned *lost);
+
+/* The audit scope rule (auditscope.c; pam_module/auditscope.c). */
+struct adm_scope {
+	uid_t		 agents[32];	/* AB_AUDITSCOPE_MAX + 1, sorted */
+	size_t		 nagents;	/* agents with exit rules loaded (may exceed it) */
+	int		 host_rules;	/* rules costing every task that are not agentbox's */
+	int		 immutable;	/* loginuid is immutable */
+	int		 loaded;	/* scope rules loaded now */
+	int		 wanted;	/* a scope rule should be loaded ... */
+	const char	*why_not;	/* ... or why not */
+	int		 current;	/* what is loaded is what is wanted */
+};
+int	adm_audit_scope_state(struct adm_scope *st);
+/* Make the loaded scope what the live rules ask for; ST says what it is now. */
+int	adm_audit_scope_refresh(struct adm_scope *st, int off);
+/* Say in one line what is loaded and why (or why not). */
+void	adm_audit_scope_say(FILE *f, const struct adm_scope *st);
+/* enroll's and unenroll's step: refresh, and say the result unless quiet. */
+int	adm_audit_scope_update(void);
+/* The wanted rule in auditctl's words. */
+void	adm_audit_scope_text(const struct adm_scope *st, char *buf, size_t len);
 
 /* auditd.conf (auditconf.c). */
 struct adm_auditd_setting {

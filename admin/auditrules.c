@@ -31,6 +31,7 @@
 #include <libaudit.h>
 
 #include "admin.h"
+#include "auditscope.h"
 
 #define BACKLOG_LIMIT		8192
 #define BACKLOG_WAIT_TIME	60000	/* what Debian's own audit.rules asks for */
@@ -71,8 +72,8 @@ audit_fd(void)
  * not part of the library's API.  The layout is the kernel's struct audit_rule_data:
  * the field says AUDIT_FILTERKEY, its value is the key's length, the bytes go in buf.
  */
-static int
-add_key(struct audit_rule_data **rulep, const char *key)
+int
+adm_audit_rule_add_key(struct audit_rule_data **rulep, const char *key)
 {
 	struct audit_rule_data *rule = *rulep, *nr;
 	size_t klen = strlen(key);
@@ -110,7 +111,7 @@ build(uid_t uid, size_t i, struct audit_rule_data **out)
 	snprintf(pair, sizeof(pair), "exit=-%d", rows[i].err);
 	if ((r = audit_rule_fieldpair_data(&rule, pair, AUDIT_FILTER_EXIT)) != 0)
 		goto bad;
-	if ((r = add_key(&rule, AB_AUDIT_KEY)) != 0)
+	if ((r = adm_audit_rule_add_key(&rule, AB_AUDIT_KEY)) != 0)
 		goto bad;
 	*out = rule;
 	return 0;
@@ -143,60 +144,30 @@ same_rule(const struct audit_rule_data *a, const struct audit_rule_data *b)
 	    memcmp(a->buf, b->buf, a->buflen) == 0;
 }
 
-/* For each kernel rule, count which of OURS it equals; sets found[i]. */
+/* For each kernel rule, which of OURS it equals: sets found[i]. */
+struct matching {
+	struct audit_rule_data	**ours;
+	int			 *found;
+};
+
+static int
+match_one(const struct audit_rule_data *d, void *arg)
+{
+	struct matching *m = arg;
+	size_t i;
+
+	for (i = 0; i < ADM_AUDIT_NRULES; i++)
+		if (same_rule(d, m->ours[i]))
+			m->found[i] = 1;
+	return 0;
+}
+
 static int
 list_matching(int fd, struct audit_rule_data **ours, int *found)
 {
-	struct audit_reply rep;
-	size_t i;
-	int r;
+	struct matching m = { ours, found };
 
-	if ((r = audit_request_rules_list_data(fd)) <= 0)
-		return r < 0 ? r : -EIO;
-	for (;;) {
-		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0)
-			return r < 0 ? r : -EIO;
-		if (rep.type == NLMSG_DONE)
-			return 0;
-		if (rep.type == NLMSG_ERROR)
-			return rep.error->error ? rep.error->error : 0;
-		if (rep.type != AUDIT_LIST_RULES)
-			continue;
-		for (i = 0; i < ADM_AUDIT_NRULES; i++)
-			if (same_rule(rep.ruledata, ours[i]))
-				found[i] = 1;
-	}
-}
-
-/*
- * Whether a listed rule carries KEY.  String-valued fields keep their bytes in buf, in
- * field order, each as long as its value says (the kernel's audit_krule_to_data), so
- * the key's offset is the sum of the string fields before it.
- */
-static int
-string_field(uint32_t f)
-{
-	return (f >= AUDIT_SUBJ_USER && f <= AUDIT_OBJ_LEV_HIGH) || f == AUDIT_WATCH ||
-	    f == AUDIT_DIR || f == AUDIT_FILTERKEY || f == AUDIT_EXE;
-}
-
-static int
-rule_has_key(const struct audit_rule_data *d, const char *key)
-{
-	size_t off = 0, klen = strlen(key);
-	uint32_t i;
-
-	for (i = 0; i < d->field_count && i < AUDIT_MAX_FIELDS; i++) {
-		if (!string_field(d->fields[i]))
-			continue;
-		if (off + d->values[i] > d->buflen)
-			return 0;
-		if (d->fields[i] == AUDIT_FILTERKEY && d->values[i] == klen &&
-		    memcmp(d->buf + off, key, klen) == 0)
-			return 1;
-		off += d->values[i];
-	}
-	return 0;
+	return ab_audit_rules_each(fd, match_one, &m);
 }
 
 /*
@@ -223,42 +194,35 @@ adm_audit_rule_class(const struct audit_rule_data *d)
 {
 	if (!costs_every_task(d))
 		return ADM_RULE_FREE;
-	return rule_has_key(d, AB_AUDIT_KEY) ? ADM_RULE_OURS : ADM_RULE_HOST;
+	return ab_audit_rule_has_key(d, AB_AUDIT_KEY) ? ADM_RULE_OURS : ADM_RULE_HOST;
+}
+
+struct census {
+	int	*ours, *others;
+};
+
+static int
+count_one(const struct audit_rule_data *d, void *arg)
+{
+	struct census *c = arg;
+
+	switch (adm_audit_rule_class(d)) {
+	case ADM_RULE_OURS: (*c->ours)++; break;
+	case ADM_RULE_HOST: (*c->others)++; break;
+	}
+	return 0;
 }
 
 int
 adm_audit_rules_census(int *ours, int *others)
 {
-	struct audit_reply rep;
+	struct census c = { ours, others };
 	int fd, r;
 
 	*ours = *others = 0;
 	if ((fd = audit_fd()) < 0)
 		return fd;
-	if ((r = audit_request_rules_list_data(fd)) <= 0) {
-		audit_close(fd);
-		return r < 0 ? r : -EIO;
-	}
-	for (;;) {
-		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0) {
-			r = r < 0 ? r : -EIO;
-			break;
-		}
-		if (rep.type == NLMSG_DONE) {
-			r = 0;
-			break;
-		}
-		if (rep.type == NLMSG_ERROR) {
-			r = rep.error->error;
-			break;
-		}
-		if (rep.type != AUDIT_LIST_RULES)
-			continue;
-		switch (adm_audit_rule_class(rep.ruledata)) {
-		case ADM_RULE_OURS: (*ours)++; break;
-		case ADM_RULE_HOST: (*others)++; break;
-		}
-	}
+	r = ab_audit_rules_each(fd, count_one, &c);
 	audit_close(fd);
 	return r;
 }

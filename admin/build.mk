@@ -7,7 +7,7 @@ ADMIN_LIBS     = $(call pkg,--libs audit libacl pam)
 ADMIN_BIN     := $(B)/agentbox
 PAM_PROFILE   := admin/agentbox.pam-config
 PAM_CONFIGS   ?= /usr/share/pam-configs
-$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -Imaskd -DAB_PAMDIR='"$(PAMDIR)"'
+$(call objs-in,admin): CPPFLAGS_DIR = -I$(B)/admin -Inetd -Imaskd -Ipam_module -DAB_PAMDIR='"$(PAMDIR)"'
 $(call objs-in,admin): PKG_CFLAGS_DIR = $(call pkg,--cflags audit libacl pam)
 
 # The profile as a C string, so enroll can write it where make install did not.
@@ -17,9 +17,11 @@ $(B)/admin/pam_profile.h: $(PAM_PROFILE)
 $(B)/admin/pam.o $(B)/san/admin/pam.o: $(B)/admin/pam_profile.h
 
 # check's public-suffix test (netd/hostcheck.c, libpsl): never in the policy library,
-# which the PAM module links.
-$(ADMIN_BIN): $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) $(UTIL_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(B)/netd/hostcheck.o $(POLICY_LIB) \
+# which the PAM module links.  The audit scope rule (pam_module/auditscope.c) is the
+# module's and ours: the module checks what we load.
+ADMIN_SHARED  := $(B)/netd/hostcheck.o $(B)/pam_module/auditscope.o
+$(ADMIN_BIN): $(ADMIN_OBJS) $(ADMIN_SHARED) $(POLICY_LIB) $(UTIL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(ADMIN_SHARED) $(POLICY_LIB) \
 	  $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS) $(NETD_PSL_LIBS)
 
 ALL += $(ADMIN_BIN)

@@ -13,6 +13,7 @@ int	cmd_doctor(int argc, char **argv);	/* doctor.c */
 int	cmd_sessions(int argc, char **argv);	/* sessions.c */
 int	cmd_run(int argc, char **argv);		/* run.c */
 int	cmd_stop(int argc, char **argv);	/* sessions.c */
+int	cmd_audit_scope(int argc, char **argv);	/* auditscope.c */
 
 /* hostrules.c, for check.c.  Print (to stderr) every allow_host / deny_host wildcard of P
  * on a public suffix not yet in REPORTED, and add it there: 0, -EINVAL if any, -ENOENT

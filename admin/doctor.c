@@ -170,30 +170,52 @@ check_audit_boot(void)
 /*
  * What agentbox's audit rules cost the rest of the host (issue 14): the first syscall
  * rule on a host makes every task's audit context live on every syscall; each further
- * rule adds only its filter walk.  So the cost depends on whether the host had rules
- * of its own before: said in one line, with the figures of bench/full-speed.
+ * rule adds only its filter walk.  The audit scope rule (auditscope.c) takes every task
+ * outside agent sessions off the audit path, but only while the host has no syscall
+ * rules of its own, which it would silence: loaded with such rules, it is a failure.
  */
 static void
 check_audit_cost(void)
 {
-	int ours, others, r;
+	static const char fix[] = "agentbox audit-scope";
+	struct adm_scope st;
+	char text[256];
+	int r;
 
-	if ((r = adm_audit_rules_census(&ours, &others)) != 0) {
+	if ((r = adm_audit_scope_state(&st)) != 0) {
 		report(WARN, NULL, "audit cost: cannot list the rules: %s", strerror(-r));
 		return;
 	}
-	if (ours == 0 && others == 0)
+	if (st.loaded && !st.wanted)
+		report(FAIL, fix, "audit cost: agentbox's audit scope rule is loaded but must "
+		    "not be (%s)%s", st.why_not, st.host_rules ? ": it silences the host's own "
+		    "rules for every task outside agent sessions" : "");
+	else if (st.loaded && !st.current)
+		report(FAIL, fix, "audit cost: agentbox's audit scope rule does not exempt "
+		    "exactly the %zu agents whose rules are loaded: logins of the others are "
+		    "refused", st.nagents);
+	else if (st.loaded) {
+		adm_audit_scope_text(&st, text, sizeof(text));
+		report(OK, NULL, "audit cost: agentbox's syscall rules are the only ones on this "
+		    "host, and its scope rule gives no audit context to tasks outside the "
+		    "sessions of its %zu agents: the rest of the host pays nothing (%s)",
+		    st.nagents, text);
+	} else if (st.nagents == 0 && st.host_rules == 0)
 		report(OK, NULL, "audit cost: no syscall rules loaded: other processes keep "
 		    "dummy audit contexts");
-	else if (others == 0)
-		report(OK, "bench/full-speed measures it; bench/README.md says why",
-		    "audit cost: agentbox's %d syscall rules are the only ones on this host, so "
-		    "every process on it pays a live audit context on every syscall "
-		    "(3.5-13 %% of a build on a 2-vCPU VM; without agentbox: none)", ours);
-	else
+	else if (st.host_rules > 0)
 		report(OK, NULL, "audit cost: the host has %d syscall rules of its own (every "
-		    "process already pays a live audit context); agentbox's %d add their "
-		    "filter walk, ~30 ns per rule per syscall", others, ours);
+		    "process already pays a live audit context); agentbox's add their filter "
+		    "walk, ~30 ns per rule per syscall, and no scope rule, which would silence "
+		    "the host's", st.host_rules);
+	else if (st.wanted)
+		report(WARN, fix, "audit cost: agentbox's syscall rules are the only ones on this "
+		    "host and its scope rule is not loaded (after a reboot it is not): every "
+		    "process pays a live audit context on every syscall (3.5-13 %% of a build "
+		    "on a 2-vCPU VM)");
+	else
+		report(WARN, NULL, "audit cost: every process pays a live audit context on "
+		    "every syscall, and no scope rule can be loaded: %s", st.why_not);
 }
 
 /*

@@ -676,6 +676,9 @@ cmd_enroll(int argc, char **argv)
 	if (st.uid != (uid_t)-1 || adm_dry_run)
 		enroll_step(adm_audit_rules_install(user, st.uid), user,
 		    "install and load the audit rules", path);
+	/* The rest of the host pays nothing for them (auditscope.c). */
+	enroll_step(adm_audit_scope_update(), user, "rebuild the audit scope rule",
+	    "the kernel's audit rules");
 	enroll_step(adm_audit_backlog_install(), user, "set the kernel audit backlog",
 	    AB_AUDIT_BACKLOG_RULES);
 	enroll_step(adm_auditd_tune(), user, "tune auditd", AB_AUDITD_CONF);
@@ -752,6 +755,7 @@ cmd_unenroll(int argc, char **argv)
 	}
 	/* In the reverse order of enroll: the confinement goes last. */
 	UNENROLL_TRY(adm_audit_rules_remove(user, st.uid), "remove the audit rules");
+	UNENROLL_TRY(adm_audit_scope_update(), "rebuild the audit scope rule");
 	UNENROLL_TRY(adm_deny_remove(user), "remove the cron/at deny entries");
 	UNENROLL_TRY(adm_sshd_remove(user), "remove the sshd drop-in");
 	for (i = 0; i < st.projects.n && st.uid != (uid_t)-1; i++)

@@ -23,6 +23,8 @@ static const struct command {
 	{ "doctor", cmd_doctor, "[--quiet]\n\t\tcheck the host: kernel, audit, PAM, sshd, users" },
 	{ "sessions", cmd_sessions, "[--json]\n\t\tlist live boxes of enrolled users, with their logins" },
 	{ "stop", cmd_stop, "USER [--box ID]\n\t\tend USER's boxes (or box ID): every process of them" },
+	{ "audit-scope", cmd_audit_scope, "[--off] [--dry-run]\n"
+	  "\t\trebuild the audit scope rule from the live rules (or unload it)" },
 	{ "run", cmd_run, "[-u USER] [-C DIR] [--ephemeral] [--json] -- CMD [ARG...]\n"
 	  "\t\trun CMD in a new confined session of USER; a summary of its denials after" },
 };
@@ -34,7 +36,7 @@ usage(FILE *f)
 
 	fprintf(f, "usage: agentbox COMMAND [ARGS...]\n\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n  agentbox --help | --version\n");
 }
 

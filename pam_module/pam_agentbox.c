@@ -38,6 +38,7 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "auditscope.h"
 #include "config.h"
 #include "handoff.h"
 #include "module.h"
@@ -173,6 +174,26 @@ live_cleanup(pam_handle_t *pamh, void *data, int err)
 }
 
 /*
+ * Step 3, last: a loaded audit scope rule (auditscope.c) must leave this session's
+ * tasks their audit contexts, or its exit records would be lost (invariant 5).  Asked
+ * after the loginuid write and before the session's first task is forked.  Rules that
+ * cannot be listed (not the initial pid namespace) refuse only with audit = required.
+ */
+static int
+audit_scope_covers(struct ab_sess *s)
+{
+	const char *why;
+	int r = ab_auditscope_check(s->uid, s->ses_fresh, &why);
+
+	if (r == -EPERM && why != NULL)
+		return ab_sess_fail(s, r, "%s", why);
+	if (r != 0 && s->pol->audit == AB_AUDIT_REQUIRED)
+		return ab_sess_fail(s, r, "audit is required and the audit rules cannot be "
+		    "listed to check agentbox's audit scope: %s", strerror(-r));
+	return 0;
+}
+
+/*
  * A fresh audit session: su and sudo keep the caller's loginuid and ses otherwise, and
  * the session's records could not be told from its caller's.  Writing loginuid makes
  * the kernel assign a new ses (and log LOGIN with old-auid/old-ses).  If loginuid is
@@ -207,7 +228,7 @@ fresh_audit_session(struct ab_sess *s)
 		    n == 0 ? "empty" : strerror(errno));
 	buf[n] = '\0';
 	s->ses = (uint32_t)strtoul(buf, NULL, 10);
-	return 0;
+	return audit_scope_covers(s);
 }
 
 /*

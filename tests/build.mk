@@ -56,7 +56,8 @@ $(T)/unit/audit_bookkeeping: $(TS)/audit_bookkeeping.o $(AUDIT_SMALL)
 $(T)/unit/audit_bookkeeping: TEST_LIBS = $(AUDIT_LIBS)
 # admin/'s pure helpers.
 $(B)/san/admin/admin_util: $(TS)/admin_util.o $(addprefix $(B)/san/admin/,util.o \
-    auditconf.o auditrules.o user.o sshd.o acl.o jsonl.o) $(POLICY_LIB_SAN)
+    auditconf.o auditrules.o user.o sshd.o acl.o jsonl.o) $(B)/san/pam_module/auditscope.o \
+    $(POLICY_LIB_SAN)
 $(B)/san/admin/admin_util: TEST_LIBS = $(ADMIN_LIBS)
 
 # netd/'s core: one truth table per decision.

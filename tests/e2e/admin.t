@@ -234,7 +234,19 @@ for e in EACCES EPERM EROFS; do
 	like "$live" "-a always,exit -S all -F uid=$uid -F exit=-$e -F key=agentbox" "live rule $e, every ABI"
 done
 unlike "$live" "arch=" "no arch field (an arch-split form would double the rules)"
-is "$(auditctl -l | grep 'key=agentbox' | grep -vc -- '-F uid=')" 0 "no agentbox rule without a uid"
+is "$(auditctl -l | grep 'key=agentbox' | grep -v -- '-a never,task ' | grep -vc -- '-F uid=')" 0 \
+    "no agentbox exit rule without a uid"
+# The audit scope rule (pam_module/auditscope.c): when it is loaded (only while the host
+# has no syscall rules of its own), it exempts the new agent, so its sessions keep their
+# audit contexts.  At most one is loaded.
+scope=$(auditctl -l | grep -- '-a never,task .*key=agentbox')
+check "$([ "$(printf '%s' "$scope" | grep -c .)" -le 1 ]; echo $?)" "at most one audit scope rule"
+if [ -n "$scope" ]; then
+	like "$scope" "-F auid!=$uid -F uid!=$uid " "the audit scope rule exempts uid $uid"
+else
+	like "$doc" "audit cost: the host has [0-9]* syscall rules of its own" \
+	    "no audit scope rule only because the host has rules of its own"
+fi
 check "$([ "$(auditctl -s | awk '/^backlog_limit/ { print $2 }')" -ge 8192 ]; echo $?)" \
     "kernel backlog at least 8192"
 # The host-wide cost of those rules, in one line (issue 14): whether they are the only
@@ -242,7 +254,8 @@ check "$([ "$(auditctl -s | awk '/^backlog_limit/ { print $2 }')" -ge 8192 ]; ec
 # rules are agentbox's too), so either form, with a count.
 cost=$(printf '%s\n' "$doc" | grep '^ok    audit cost: ')
 case $cost in
-*"agentbox's "[0-9]*" syscall rules are the only ones"*|*"syscall rules of its own"*"agentbox's "[0-9]*" add"*)
+*"syscall rules are the only ones on this host, and its scope rule gives no audit context"*|\
+*"the host has "[0-9]*" syscall rules of its own"*"and no scope rule"*)
 	ok "doctor states the audit rules' host-wide cost" ;;
 *)	not_ok "doctor states the audit rules' host-wide cost"; diag "got: $cost" ;;
 esac
@@ -383,6 +396,7 @@ check $? "unenroll $U2"
 check "$(grep -q pam_agentbox /etc/pam.d/common-session; echo $?)" "PAM stays while $U is enrolled"
 check "$(grep -q keep_logs /etc/audit/auditd.conf; echo $?)" "auditd settings stay while $U is enrolled"
 is "$(auditctl -l | grep -cE -- "-F uid=$uid2( |$)")" 0 "$U2's live rules are gone"
+is "$(auditctl -l | grep -cE -- "-F a?uid!=$uid2( |$)")" 0 "the audit scope rule no longer exempts $U2"
 like "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid:rwx" "$U's entry on p2 survives $U2's unenroll"
 unlike "$(getfacl -n -p "$P2" 2>/dev/null)" "user:$uid2:" "$U2's entry on p2 is gone"
 
@@ -420,6 +434,7 @@ for f in "$pol" "$dropin" "$rules" /etc/agentbox/enrolled/$U /etc/agentbox/audit
 	check "$([ ! -e "$f" ]; echo $?)" "removed: $f"
 done
 is "$(auditctl -l | grep -cE -- "-F uid=$uid( |$)")" 0 "no live rule for uid $uid"
+is "$(auditctl -l | grep -cE -- "-F a?uid!=$uid( |$)")" 0 "the audit scope rule no longer exempts uid $uid"
 is "$(grep -l pam_agentbox /etc/pam.d/* 2>/dev/null)" "" "no PAM stack mentions pam_agentbox"
 unlike "$(getfacl -R -n -p "$P1" "$P2" 2>/dev/null)" "user:$uid:" "no ACL entry left for uid $uid"
 is "$(sha256sum < /etc/audit/auditd.conf)" "$AUDITD_BEFORE" "auditd.conf restored byte for byte"

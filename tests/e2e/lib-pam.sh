@@ -31,6 +31,11 @@ pam_setup() {
 	PAM_MASKD_SOCK="$E2E_DIR/maskd/control"
 	PAM_LINE="session required $PAM_SO root=$PAM_ROOT init=$PAM_INIT maskd=$PAM_MASKD_SOCK debug"
 	pam_maskd_start || e2e_die "agentbox-maskd did not start"
+	# This world's users are not enrolled: no exit rules of their own, so a loaded audit
+	# scope rule (pam_module/auditscope.c) would not exempt them and the module would
+	# refuse their logins.  Unloaded for the test; rebuilt from the live rules after.
+	"$BUILD/agentbox" audit-scope --off >/dev/null || e2e_die "agentbox audit-scope --off"
+	defer "'$BUILD/agentbox' audit-scope >/dev/null"
 	# These tests look at the privileged half alone: the world the module builds, without
 	# the shell's Landlock and seccomp (tests/e2e/shell.t covers those).  The module only
 	# opens sessions whose login shell is agentbox-shell, so enrolled test users get a

@@ -120,8 +120,15 @@ bench "enforcer, the same files again (ignore-mark cache)"
 cached=$BENCH
 diag "open+close per file, us (3 sets): no enforcer$base; uncached$uncached; cached$cached"
 
+# A rule of the host's own (not keyed agentbox): agentbox's audit scope rule would
+# silence it for this test's tasks, so the rebuild takes the scope away while the rule is
+# loaded, and the defer (run after the rule's) puts it back.
+defer "'$BUILD/agentbox' audit-scope >/dev/null"
 auditctl -a always,exit "${RULE[@]}" >/dev/null || e2e_die "cannot load an audit rule"
 defer "auditctl -d always,exit ${RULE[*]}"
+"$BUILD/agentbox" audit-scope >/dev/null || e2e_die "agentbox audit-scope"
+is "$(auditctl -l | grep -c -- '-a never,task .*key=agentbox')" 0 \
+    "agentbox's audit scope rule yields to a host rule of its own"
 e2e_audit_since
 
 # Row 1: the developer saves .env from outside (tmp + rename) during the session.

@@ -34,8 +34,13 @@ TRY=/usr/local/lib/abt-pam/maskd-try
 # one narrow rule for this uid's EPERM opens, removed by a defer.
 KEY=agentbox	# the review reads the exit rules by their key, as enroll writes them
 RULE=(-F arch=b64 -S open,openat,openat2 -F uid=$UID_A -F exit=-EPERM -k $KEY)
+# Keyed agentbox with one uid, it is an agent's rule: the audit scope rule is rebuilt to
+# exempt UID_A (the module refuses a login a loaded scope does not exempt), and again
+# without it once the rule is gone (defers run last first).
+defer "'$BUILD/agentbox' audit-scope >/dev/null"
 auditctl -a exit,always "${RULE[@]}" >/dev/null || e2e_die "audit rule"
 defer "auditctl -d exit,always ${RULE[*]}"
+"$BUILD/agentbox" audit-scope >/dev/null || e2e_die "agentbox audit-scope"
 
 install -d -o $U -g $U "$P" "$P/cmd" "$P/res"
 # Masked at login (a mask mount): the file the developer will save over.

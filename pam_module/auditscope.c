@@ -1,0 +1,152 @@
+/*
+ * The audit scope rule, and the kernel's rule list it lives in.  Shared by agentbox(8),
+ * which loads the rule, and pam_agentbox, which refuses a session the rule would leave
+ * without its records.
+ *
+ * The first syscall rule on a host makes every task's audit context live on every
+ * syscall (DESIGN.md pitfalls; bench/full-speed).  The scope rule,
+ *
+ *	-a never,task -F auid!=A1 -F uid!=A1 [-F auid!=A2 -F uid!=A2 ...] -F key=agentbox
+ *
+ * (its fields ANDed), gives a task forked outside every agent session no audit context
+ * at all, so the rest of the host pays nothing for agentbox's exit rules.  The kernel
+ * judges the task list once, when a task is forked (audit_alloc): pam_agentbox writes
+ * the session's loginuid in su's or sshd's process before the session's first task is
+ * forked, so every task of a session is forked with auid = the agent's uid and keeps its
+ * context.  The loginuid cannot change after that without CAP_AUDIT_CONTROL, which no
+ * task of a session has.
+ *
+ * The catch is a host with syscall rules of its own: the scope silences them for every
+ * task it exempts.  So agentbox(8) loads it only while every such rule is agentbox's
+ * (auditscope.c in admin/ says the rest), and a login checks that a loaded scope covers
+ * its uid (ab_auditscope_check).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include <libaudit.h>
+
+#include "auditscope.h"
+
+int
+ab_audit_rules_each(int fd, int (*each)(const struct audit_rule_data *, void *), void *arg)
+{
+	struct audit_reply rep;
+	int r, err = 0;
+
+	if ((r = audit_request_rules_list_data(fd)) <= 0)
+		return r < 0 ? r : -EIO;
+	for (;;) {
+		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0)
+			return r < 0 ? r : -EIO;
+		if (rep.type == NLMSG_DONE)
+			return err;
+		if (rep.type == NLMSG_ERROR) {
+			if (rep.error->error)
+				return rep.error->error;
+			continue;	/* the request's ack */
+		}
+		if (rep.type != AUDIT_LIST_RULES)
+			continue;
+		/* Keep reading to NLMSG_DONE whatever EACH says: the socket is reused. */
+		if (err == 0)
+			err = each(rep.ruledata, arg);
+	}
+}
+
+/*
+ * String-valued fields keep their bytes in buf, in field order, each as long as its
+ * value says (the kernel's audit_krule_to_data), so a key's offset is the sum of the
+ * string fields before it.
+ */
+static int
+string_field(uint32_t f)
+{
+	return (f >= AUDIT_SUBJ_USER && f <= AUDIT_OBJ_LEV_HIGH) || f == AUDIT_WATCH ||
+	    f == AUDIT_DIR || f == AUDIT_FILTERKEY || f == AUDIT_EXE;
+}
+
+int
+ab_audit_rule_has_key(const struct audit_rule_data *d, const char *key)
+{
+	size_t off = 0, klen = strlen(key);
+	uint32_t i;
+
+	for (i = 0; i < d->field_count && i < AUDIT_MAX_FIELDS; i++) {
+		if (!string_field(d->fields[i]))
+			continue;
+		if (off + d->values[i] > d->buflen)
+			return 0;
+		if (d->fields[i] == AUDIT_FILTERKEY && d->values[i] == klen &&
+		    memcmp(d->buf + off, key, klen) == 0)
+			return 1;
+		off += d->values[i];
+	}
+	return 0;
+}
+
+int
+ab_auditscope_is(const struct audit_rule_data *d)
+{
+	return (d->flags & ~AUDIT_FILTER_PREPEND) == AUDIT_FILTER_TASK &&
+	    d->action == AUDIT_NEVER && ab_audit_rule_has_key(d, AB_AUDITSCOPE_KEY);
+}
+
+/*
+ * Whether scope rule D leaves a task forked with auid = UID its context: one of its
+ * ANDed fields must be false for it, and "auid != UID" is the one every session's
+ * task has.  A uid field alone is not enough: su's process is root when it forks.
+ */
+int
+ab_auditscope_exempts(const struct audit_rule_data *d, uid_t uid)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->field_count && i < AUDIT_MAX_FIELDS; i++)
+		if (d->fields[i] == AUDIT_LOGINUID && d->fieldflags[i] == AUDIT_NOT_EQUAL &&
+		    d->values[i] == (uint32_t)uid)
+			return 1;
+	return 0;
+}
+
+struct check {
+	uid_t	uid;
+	int	scopes, covering;
+};
+
+static int
+check_one(const struct audit_rule_data *d, void *arg)
+{
+	struct check *c = arg;
+
+	if (ab_auditscope_is(d)) {
+		c->scopes++;
+		c->covering += ab_auditscope_exempts(d, c->uid);
+	}
+	return 0;
+}
+
+int
+ab_auditscope_check(uid_t uid, int auid_is_uid, const char **why)
+{
+	struct check c = { .uid = uid };
+	int fd, r;
+
+	*why = NULL;
+	if ((fd = audit_open()) < 0)
+		return -errno;
+	r = ab_audit_rules_each(fd, check_one, &c);
+	audit_close(fd);
+	if (r != 0)
+		return r;
+	if (c.scopes == 0)
+		return 0;
+	if (!auid_is_uid)
+		*why = "agentbox's audit scope rule is loaded and this session keeps its "
+		    "caller's loginuid (immutable): its tasks would have no audit context";
+	else if (c.covering != c.scopes)
+		*why = "agentbox's audit scope rule does not exempt this user: its tasks would "
+		    "have no audit context (run agentbox audit-scope)";
+	return *why != NULL ? -EPERM : 0;
+}
