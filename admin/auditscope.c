@@ -89,12 +89,19 @@ census_one(const struct audit_rule_data *d, void *arg)
 		memcpy(c->loaded[c->nloaded++], d, size);
 		return 0;
 	}
-	if (adm_audit_rule_class(d) == ADM_RULE_FREE)
-		return 0;
-	if (adm_audit_rule_class(d) == ADM_RULE_OURS && agent_uid(d, &uid))
-		add_agent(c->st, uid);
-	else
+	switch (adm_audit_rule_class(d)) {
+	case ADM_RULE_FREE:
+		break;
+	case ADM_RULE_OURS:
+		if (agent_uid(d, &uid)) {
+			add_agent(c->st, uid);
+			break;
+		}
+		/* Keyed agentbox but no agent's: it covers other tasks too. */
+		__attribute__((fallthrough));
+	default:
 		c->st->host_rules++;
+	}
 	return 0;
 }
 

@@ -23,7 +23,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include <libaudit.h>
 
@@ -130,12 +133,20 @@ check_one(const struct audit_rule_data *d, void *arg)
 int
 ab_auditscope_check(uid_t uid, int auid_is_uid, const char **why)
 {
+	static const struct timeval limit = { .tv_sec = 1 };
 	struct check c = { .uid = uid };
 	int fd, r;
 
 	*why = NULL;
 	if ((fd = audit_open()) < 0)
 		return -errno;
+	/* libaudit's blocking read has no bound: a login must not hang on the kernel. */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)) == -1) {
+		r = -errno;
+		audit_close(fd);
+		return r;
+	}
 	r = ab_audit_rules_each(fd, check_one, &c);
 	audit_close(fd);
 	if (r != 0)
