@@ -19,6 +19,7 @@
 #include <libaudit.h>
 
 #include "admin.h"
+#include "auditscope.h"
 #include "../tap.h"
 
 static void
@@ -572,6 +573,49 @@ test_rule_class(void)
 	}
 }
 
+/*
+ * The audit scope rule's checks (pam_module/auditscope.c): which listed rule is the
+ * scope, and whom it exempts.  The login's refusal rests on these.
+ */
+static void
+test_scope_rule(void)
+{
+	static const uint32_t f2[] = { AUDIT_LOGINUID, AUDIT_UID, AUDIT_LOGINUID, AUDIT_UID,
+	    AUDIT_FILTERKEY };
+	static const uint32_t v2[] = { 994, 994, 60100, 60100, 8 };
+	struct audit_rule_data *d;
+	uint32_t i;
+
+	d = listed(AUDIT_FILTER_TASK, f2, v2, "agentbox", 5);
+	d->action = AUDIT_NEVER;
+	for (i = 0; i < 4; i++)
+		d->fieldflags[i] = AUDIT_NOT_EQUAL;
+	ok(ab_auditscope_is(d), "scope: a never,task rule keyed agentbox is the scope");
+	ok(adm_audit_rule_class(d) == ADM_RULE_OURS, "scope: it is agentbox's, not the host's");
+	ok(ab_auditscope_exempts(d, 994) && ab_auditscope_exempts(d, 60100),
+	    "scope: it exempts each agent named by loginuid");
+	ok(!ab_auditscope_exempts(d, 1000), "scope: not another uid");
+	d->fieldflags[2] = AUDIT_EQUAL;
+	ok(!ab_auditscope_exempts(d, 60100), "scope: auid == A is not an exemption");
+	d->fieldflags[2] = AUDIT_NOT_EQUAL;
+	d->fields[2] = AUDIT_GID;
+	ok(!ab_auditscope_exempts(d, 60100) && ab_auditscope_exempts(d, 994),
+	    "scope: a uid field alone does not exempt (su forks as root)");
+	d->action = AUDIT_ALWAYS;
+	ok(!ab_auditscope_is(d), "scope: an always,task rule is not the scope");
+	d->action = AUDIT_NEVER;
+	d->flags = AUDIT_FILTER_EXIT;
+	ok(!ab_auditscope_is(d), "scope: a never rule on the exit list is not the scope");
+	d->flags = AUDIT_FILTER_TASK | AUDIT_FILTER_PREPEND;
+	ok(ab_auditscope_is(d), "scope: the prepend flag does not change the list");
+	d->values[4] = 40;	/* the key's length past buf */
+	ok(!ab_auditscope_is(d), "scope: a key length past buf is not read");
+	d->values[4] = 8;
+	d->field_count = AUDIT_MAX_FIELDS + 7;	/* hostile: bounded by the array */
+	ok(!ab_auditscope_exempts(d, 4242), "scope: a field count past the array is bounded");
+	free(d);
+}
+
 /* agentbox run's reader of agentbox-audit --json lines (admin/jsonl.c). */
 static void
 test_jsonl(void)
@@ -614,6 +658,7 @@ main(void)
 	test_names();
 	test_rule_text();
 	test_rule_class();
+	test_scope_rule();
 	test_settings_table();
 	test_sftp_inprocess();
 	test_acl_walk();
