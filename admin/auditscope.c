@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libaudit.h>
@@ -34,7 +35,8 @@
 #include "auditscope.h"
 #include "cmd.h"
 
-#define SCOPE_LOCK	"/run/lock/agentbox-audit-scope"
+#define SCOPE_LOCK_DIR	"/run/lock"
+#define SCOPE_LOCK	SCOPE_LOCK_DIR "/agentbox-audit-scope"
 #define SCOPE_MAXRULES	8	/* scope rules we delete in one go; more is not ours */
 
 struct census {
@@ -273,12 +275,16 @@ replace(int fd, struct census *c, struct adm_scope *st)
 	return st->current ? 0 : -ENOENT;
 }
 
+/* /run/lock is shared by every mount namespace that binds the host's /run; a host or
+ * container without it gets one, root's. */
 static int
 scope_lock(void)
 {
-	int fd = open(SCOPE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd;
 
-	if (fd == -1)
+	if (mkdir(SCOPE_LOCK_DIR, 0755) == -1 && errno != EEXIST)
+		return -errno;
+	if ((fd = open(SCOPE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
 		return -errno;
 	if (flock(fd, LOCK_EX) == -1) {
 		int e = errno;
