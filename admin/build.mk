@@ -19,7 +19,10 @@ $(B)/admin/pam.o $(B)/san/admin/pam.o: $(B)/admin/pam_profile.h
 # check's public-suffix test (netd/hostcheck.c, libpsl): never in the policy library,
 # which the PAM module links.  The audit scope rule (pam_module/auditscope.c) is the
 # module's and ours: the module checks what we load.
-ADMIN_SHARED  := $(B)/netd/hostcheck.o $(B)/pam_module/auditscope.o
+# A persistent box's end (maskd/boxend.c, with maskd/audit.c's sender) is shared with
+# the module and agentbox-maskd.
+ADMIN_SHARED  := $(B)/netd/hostcheck.o $(B)/pam_module/auditscope.o $(B)/maskd/boxend.o \
+                 $(B)/maskd/audit.o
 $(ADMIN_BIN): $(ADMIN_OBJS) $(ADMIN_SHARED) $(POLICY_LIB) $(UTIL_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ADMIN_OBJS) $(ADMIN_SHARED) $(POLICY_LIB) \
 	  $(UTIL_LIB) $(POLICY_LIBS) $(ADMIN_LIBS) $(NETD_PSL_LIBS)

@@ -16,7 +16,7 @@
  * agentbox stop USER [--box ID]: SIGKILL the pid 1 of USER's boxes (or box ID), by
  * pidfd, wait until each is gone (the kernel kills the rest of the box first), forget
  * it in the registry (AB_BOX_DIR/UID) and write its agentbox-box-end record
- * (reason=stop).
+ * (reason=stop), holding the registry's lock throughout (maskd/boxend.c).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -42,6 +42,7 @@
 #include "abutil.h"
 #include "admin.h"
 #include "cmd.h"
+#include "maskd.h"
 
 
 struct session {
@@ -412,44 +413,40 @@ stop_box(const struct session *s)
 	return r == 1 ? 0 : r == 0 ? -ETIMEDOUT : -errno;
 }
 
-/* Forget box ID in USER's registry, if it is the one there. */
-static void
-forget_box(unsigned uid, const char *id)
-{
-	char path[64], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), AB_BOX_DIR "/%u", uid);
-	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return;
-	if (flock(fd, LOCK_EX) == 0 && (n = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
-		buf[n] = '\0';
-		if (strncmp(buf, id, strlen(id)) == 0 && buf[strlen(id)] == ' ' &&
-		    ftruncate(fd, 0) == -1)
-			adm_warn("truncate %s: %s", path, strerror(errno));
-	}
-	close(fd);
-}
-
 static void
 box_end_record(const struct session *s)
 {
-	char *u = audit_encode_nv_string("user", s->user, 0), *msg = NULL;
 	int fd;
 
-	if (u == NULL || (fd = audit_open()) < 0) {
-		adm_warn("no audit record of the end of box %s", s->ses);
-		free(u);
+	if ((fd = ab_maskd_audit_open()) < 0) {
+		adm_warn("no audit record of the end of box %s: %s", s->ses, strerror(-fd));
 		return;
 	}
-	if (asprintf(&msg, "op=agentbox-box-end box=%s %s uid=%u init_pid=%d reason=stop",
-	    s->ses, u, s->uid, (int)s->pid) == -1 ||
-	    audit_log_user_message(fd, AUDIT_TRUSTED_APP, msg, NULL, NULL, NULL, 1) <= 0)
+	if (ab_box_end_record(fd, s->ses, s->user, s->uid, s->pid, "stop") != 0)
 		adm_warn("could not write the end record of box %s", s->ses);
-	free(msg);
-	free(u);
 	audit_close(fd);
+}
+
+/*
+ * End box S, holding its user's registry lock throughout (maskd/boxend.c): a login
+ * waits, and agentbox-maskd, seeing pid 1 end, leaves the record to us.  The registry
+ * forgets it only if it is the box there (a box of agentbox run is not registered).
+ */
+static int
+end_box(const struct session *s)
+{
+	struct ab_box_entry g;
+	int lock = ab_box_registry_lock(s->uid, 1), r, t;
+
+	if ((r = stop_box(s)) == 0) {
+		if (lock >= 0 && (t = ab_box_registry_take(lock, s->ses, &g)) < 0)
+			adm_warn("forget box %s in %s/%u: %s", s->ses, AB_BOX_DIR, s->uid,
+			    strerror(-t));
+		box_end_record(s);
+	}
+	if (lock >= 0)
+		close(lock);
+	return r;
 }
 
 int
@@ -466,14 +463,12 @@ adm_boxes_stop(uid_t uid, const char *box, unsigned *stopped)
 	btime = boot_time();
 	while (next_session(d, btime, &s)) {
 		if (s.uid == (unsigned)uid && (box == NULL || strcmp(box, s.ses) == 0)) {
-			if ((r = stop_box(&s)) != 0) {
+			if ((r = end_box(&s)) != 0) {
 				adm_warn("box %s of %s (pid 1 %d) did not end: %s", s.ses, s.user,
 				    (int)s.pid, strerror(-r));
 				if (first == 0)
 					first = r;
 			} else {
-				forget_box(s.uid, s.ses);
-				box_end_record(&s);
 				if (!adm_quiet)
 					printf("stopped box %s of %s (pid 1 %d, %lu processes)\n",
 					    s.ses, s.user, (int)s.pid, s.procs);

@@ -543,10 +543,43 @@ reader_gone(struct sess *s)
 		say(LOG_ERR, "ses %u: kill pid 1: %m (opens stay blocked)", s->ses);
 }
 
+/*
+ * A persist = yes box that ended by itself (its linger ran out, its pid 1 was killed):
+ * its end on the record now, not at the next login (maskd/boxend.c).  Its registry
+ * names it by the ses of the login that built it, which is this session's.  Never
+ * waits: while a login or agentbox stop holds the registry, that one writes the record.
+ */
+static void
+box_gone(const struct sess *s)
+{
+	struct ab_box_entry g;
+	char id[16];
+	int lock, fd, r;
+
+	snprintf(id, sizeof(id), "%u", s->ses);
+	if ((lock = ab_box_registry_lock(s->uid, 0)) < 0) {
+		if (lock != -ENOENT && lock != -EWOULDBLOCK)
+			say(LOG_ERR, "ses %u: box registry of uid %u: %s", s->ses, s->uid,
+			    strerror(-lock));
+		return;
+	}
+	if ((r = ab_box_registry_take(lock, id, &g)) == 1) {
+		if ((fd = ab_maskd_audit_open()) < 0 ||
+		    ab_box_end_record(fd, g.id, g.user, s->uid, g.pid, "gone") != 0)
+			say(LOG_ERR, "ses %u: cannot write the agentbox-box-end record", s->ses);
+		if (fd >= 0)
+			audit_close(fd);
+	} else if (r < 0) {
+		say(LOG_ERR, "ses %u: box registry of uid %u: %s", s->ses, s->uid, strerror(-r));
+	}
+	close(lock);
+}
+
 /* The session of S has ended (pid 1 and its namespace are gone): our copies go. */
 static void
 pid1_gone(struct sess *s)
 {
+	box_gone(s);
 	(void)close(s->pid1);
 	(void)close(s->perm);
 	(void)close(s->track);

@@ -276,6 +276,29 @@ int	ab_learn_fd(const struct ab_learn *l);
 int	ab_learn_drain(struct ab_learn *l);
 void	ab_learn_stats(const struct ab_learn *l, struct ab_learn_stats *out);
 
+/* ---- boxend.c: the end of a persist = yes box (its registry and its record) ---- */
+
+/* The registry's line, parsed (pam_module/box.c writes it). */
+struct ab_box_entry {
+	char			 id[16];	/* BOXID: the ses of the login that built it */
+	pid_t			 pid;		/* its pid 1 on the host */
+	unsigned long long	 ticks;		/* that process's start time (stat field 22) */
+	char			 digest[2 * AB_DIGEST_LEN + 1];
+	long long		 created;
+	char			 user[64];
+};
+/* USER's registry file AB_BOX_DIR/UID, flocked (WAIT: or -EWOULDBLOCK when another holds
+ * it).  The fd, or -errno (-ENOENT: no registry, no box). */
+int	ab_box_registry_lock(uid_t uid, int wait);
+/* The entry of registry FD: 0, -ENOENT (empty: no box), -EINVAL, -errno. */
+int	ab_box_registry_read(int fd, struct ab_box_entry *e);
+/* If the locked registry FD names box ID, fill E and forget it (truncate): 1; another
+ * box or none: 0; -errno. */
+int	ab_box_registry_take(int fd, const char *id, struct ab_box_entry *e);
+/* The agentbox-box-end record on audit socket FD.  0, -ENOMEM or -EIO. */
+int	ab_box_end_record(int fd, const char *box_id, const char *user, uid_t uid,
+	    pid_t init_pid, const char *reason);
+
 /* ---- audit.c: the daemon's own audit records (learn.c's, record.c's) ---- */
 
 /* A libaudit socket, close-on-exec.  The fd, or -errno. */

@@ -157,20 +157,6 @@ ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *s
 }
 
 int
-ab_auditrec_box_end(int fd, const char *box_id, const char *user, uid_t uid, pid_t init_pid,
-    const char *reason)
-{
-	char *u = nv("user", user);
-	int r = -ENOMEM;
-
-	if (u != NULL)
-		r = ab_maskd_audit_send(fd, 1, "op=agentbox-box-end box=%s %s uid=%u init_pid=%d reason=%s",
-		    box_id, u, (unsigned)uid, (int)init_pid, reason);
-	free(u);
-	return r;
-}
-
-int
 ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason)
 {
 	char *u = nv("user", user), *sv = nv("service", service), *why = nv("reason", reason);

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "maskd.h"
 #include "module.h"
 
 #define BOX_STOP_WAIT_MS	3000
@@ -67,39 +68,9 @@ start_ticks(int procfd, pid_t pid, unsigned long long *out)
 	return 0;
 }
 
-/* The registry's line, parsed; 0, or -EINVAL for anything else (an empty file: no box). */
-struct box_entry {
-	char			 id[16];
-	pid_t			 pid;
-	unsigned long long	 ticks;
-	char			 digest[2 * AB_DIGEST_LEN + 1];
-	long long		 created;
-	char			 user[64];
-};
-
-static int
-read_entry(int fd, struct box_entry *e)
-{
-	char buf[256];
-	ssize_t n;
-	int pid;
-
-	if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n == 0)
-		return -ENOENT;
-	if (sscanf(buf, "%15[0-9] %d %llu %64[0-9a-f] %lld %63s\n", e->id, &pid, &e->ticks,
-	    e->digest, &e->created, e->user) != 6 || pid <= 1 ||
-	    strlen(e->digest) != 2 * AB_DIGEST_LEN)
-		return -EINVAL;
-	e->pid = (pid_t)pid;
-	return 0;
-}
-
 /* A pidfd of E's pid 1 if that very process still runs, else -ESRCH. */
 static int
-open_box_init(struct ab_sess *s, const struct box_entry *e)
+open_box_init(struct ab_sess *s, const struct ab_box_entry *e)
 {
 	unsigned long long ticks;
 	struct pollfd pfd;
@@ -186,7 +157,7 @@ box_digest(struct ab_sess *s)
 int
 ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how *how)
 {
-	struct box_entry e;
+	struct ab_box_entry e;
 	const char *reason;
 	int fd, pidfd, r;
 
@@ -198,7 +169,7 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	if ((fd = lock_registry(s)) < 0)
 		return fd;
 	s->box_lock = fd;
-	if ((r = read_entry(fd, &e)) == -ENOENT)
+	if ((r = ab_box_registry_read(fd, &e)) == -ENOENT)
 		return 0;	/* no box yet */
 	if (r != 0)
 		return ab_sess_fail(s, r, "%s/%u: unreadable box registry: %s", AB_BOX_DIR,
@@ -226,7 +197,7 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	if (ftruncate(fd, 0) == -1)
 		return ab_sess_fail(s, -errno, "truncate %s/%u: %s", AB_BOX_DIR, (unsigned)s->uid,
 		    strerror(errno));
-	if (audit_fd >= 0 && ab_auditrec_box_end(audit_fd, e.id, s->user, s->uid, e.pid,
+	if (audit_fd >= 0 && ab_box_end_record(audit_fd, e.id, s->user, s->uid, e.pid,
 	    reason) != 0 && s->pol->audit == AB_AUDIT_REQUIRED)
 		return ab_sess_fail(s, -EIO, "audit is required and the end record of box %s "
 		    "could not be written", e.id);

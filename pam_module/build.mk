@@ -2,9 +2,10 @@
 # Every .c here is part of the module except init.c, which is agentbox-init alone; and
 # netd/proto.c, the hand-off message of network = proxy (netd.c), shared with the daemon;
 # maskd/group.c and maskd/handoff.c, the live masks' groups and hand-off (livemask.c);
-# maskd/audit.c, the one sender of agentbox's own audit records (auditrec.c's too).
+# maskd/audit.c, the one sender of agentbox's own audit records (auditrec.c's too);
+# maskd/boxend.c, a persistent box's end (box.c's, agentbox stop's, agentbox-maskd's).
 PAM_SRCS := $(filter-out pam_module/init.c,$(sort $(wildcard pam_module/*.c))) netd/proto.c \
-            maskd/group.c maskd/handoff.c maskd/audit.c
+            maskd/group.c maskd/handoff.c maskd/audit.c maskd/boxend.c
 PAM_OBJS := $(PAM_SRCS:%.c=$(B)/%.o)
 PAM_SO   := $(B)/pam_agentbox.so
 AB_INIT  := $(B)/agentbox-init

@@ -213,9 +213,7 @@ int	ab_auditrec_start(int fd, const struct ab_sess *s, const char *service,
 	    const char *tty, const char *rhost);
 int	ab_auditrec_end(int fd, uint32_t ses, const char *user, uid_t uid, const char *service,
 	    pid_t init_pid, const char *box_id);
-/* The end of a persistent box (not of a login): BOX_ID, why ("policy-changed", "gone"). */
-int	ab_auditrec_box_end(int fd, const char *box_id, const char *user, uid_t uid,
-	    pid_t init_pid, const char *reason);
+/* The end of a persistent box is maskd/boxend.c's ab_box_end_record, shared. */
 int	ab_auditrec_refused(int fd, const char *user, const char *service, const char *reason);
 
 #endif /* AB_PAM_MODULE_H */

@@ -12,14 +12,15 @@ pam_user abt_plain
 pam_stack su
 P=/home/abt_pam1/proj
 
-good_policy() {
-	pam_policy <<-EOF
+good_policy_text() {
+	cat <<-EOF
 	[user:abt_pam1]
 	project = $P
 	mask = .env secrets/
 	network = none
 	EOF
 }
+good_policy() { good_policy_text | pam_policy; }
 
 # refused WHAT REASON-REGEX: `su abt_pam1` is refused and the auth log says why.
 refused() {
@@ -99,6 +100,16 @@ good_policy
 # namespace) and other tests run beside us, so the test exhausts what is local instead:
 # pid namespaces nest at most 32 deep, and su run 32 levels down cannot unshare one more.
 nest() { if [ "$1" -gt 0 ]; then unshare --pid --fork -- "$BASH" -c "$(declare -f nest); nest $(( $1 - 1 )) \"\$@\"" nest "${@:2}"; else "${@:2}"; fi; }
+# Down there the module cannot list the kernel's audit rules either (only the initial
+# pid namespace may) to check agentbox's audit scope rule: with audit = required (the
+# default) that refuses first.
+pam_authlog_since
+out=$(nest 32 su abt_pam1 -c 'echo INSIDE' 2>&1)
+unlike "$out" INSIDE "outside the initial pid namespace, audit = required: su refused"
+pam_authlog_find "refusing session of abt_pam1: audit is required and the audit rules cannot be listed" >/dev/null
+check $? "... the auth log says the audit rules cannot be listed"
+# With audit = best-effort it goes on, and cannot unshare one more pid namespace.
+{ good_policy_text; echo "audit = best-effort"; } | pam_policy
 pam_authlog_since
 out=$(nest 32 su abt_pam1 -c 'echo INSIDE' 2>&1)
 unlike "$out" INSIDE "pid namespaces exhausted: su refused"
@@ -108,6 +119,7 @@ else
 	not_ok "pid namespaces exhausted: no unshare line in the auth log"
 	diag "$out"
 fi
+good_policy
 
 # 5. The session's pid 1 cannot start.
 sed -i "s|init=$PAM_INIT|init=/nonexistent/agentbox-init|" /etc/pam.d/su

@@ -160,6 +160,9 @@ alive "$pid1"; check $((!$?)) "the old box's pid 1 is gone"
 procs_of "$uid" | grep -q 'sleep 7777'; check $((!$?)) "... and every process of it"
 e2e_audit_find - "op=agentbox-box-end box=$id1 .*reason=policy-changed" >/dev/null
 check $? "the old box's end record says why (policy-changed)"
+sleep 1	# agentbox-maskd saw the old pid 1 end too: it must leave the record to the login
+is "$(e2e_audit_find - "op=agentbox-box-end box=$id1 " | grep -c 'op=agentbox-box-end')" 1 \
+    "policy changed: one end record for the old box, not a second from agentbox-maskd"
 
 ## 8. agentbox stop leaves no process
 as "tmux -S $SOCK new-session -d -s two 'sleep 7778'"
@@ -171,10 +174,14 @@ is "$(procs_of "$uid")" "" "agentbox stop: no process of $U left"
 is "$(reg)" "" "agentbox stop: the registry forgets the box"
 e2e_audit_find - "op=agentbox-box-end box=$id2 .*reason=stop" >/dev/null
 check $? "agentbox stop: the box's end record (reason=stop)"
+sleep 1	# agentbox-maskd saw the pid 1 end too: it must leave the record to stop
+is "$(e2e_audit_find - "op=agentbox-box-end box=$id2 " | grep -c 'op=agentbox-box-end')" 1 \
+    "agentbox stop: one end record for the box, not a second from agentbox-maskd"
 "$E2E_AGENTBOX" stop "$U" >/dev/null 2>&1; is "$?" 1 "agentbox stop with no box: exit 1"
 
 ## 9. Linger: a box with no login left ends by itself
 sed -i 's/^linger = 0$/linger = 2s/' "$CONF"
+e2e_audit_since
 as "tmux -S $SOCK new-session -d -s idle 'sleep 7779'"
 pid3=$(box_pid); id3=$(box_id)
 alive "$pid3"; check $? "a box with linger = 2s lives on right after the logout"
@@ -182,6 +189,10 @@ i=0; while alive "$pid3" && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 alive "$pid3"; check $((!$?)) "... and is gone within 10 s of no login ($((i / 10)) s)"
 wait_gone "$uid"
 is "$(procs_of "$uid")" "" "linger: nothing of the box is left"
+# agentbox-maskd holds a pidfd of the box's pid 1: the end is on the record now.
+e2e_audit_find - "op=agentbox-box-end box=$id3 .*init_pid=$pid3 reason=gone" >/dev/null
+check $? "the lingered box's end is on the record when it ends, before any login (reason=gone)"
+is "$(reg)" "" "... and the registry forgets it"
 # A login counts while it runs: 4 s of login outlast 2 s of linger.
 e2e_audit_since
 as "sleep 4" &
@@ -192,8 +203,9 @@ alive "$pid4"; check $? "linger = 2s: the box lives while a login runs (3 s into
 wait $bg
 i=0; while alive "$pid4" && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 alive "$pid4"; check $((!$?)) "... and ends after it ($((i / 10)) s after the logout)"
-e2e_audit_find - "op=agentbox-box-end box=$id3 .*reason=gone" >/dev/null
-check $? "the next login recorded the lingered box's end (reason=gone)"
+# Marked before that login: agentbox-maskd wrote the end already, the login writes none.
+is "$(e2e_audit_find - "op=agentbox-box-end box=$id3 " 1 | grep -c 'op=agentbox-box-end')" 0 \
+    "the lingered box ends on the record once: the next login writes no second end"
 "$E2E_AGENTBOX" stop "$U" >/dev/null 2>&1
 
 ## 10. persist = no is unchanged: logout ends everything
