@@ -41,10 +41,12 @@
 
 struct census {
 	struct adm_scope	*st;
-	struct audit_rule_data	*loaded[SCOPE_MAXRULES];
+	struct audit_rule_data	*loaded[SCOPE_MAXRULES];	/* copies, to delete */
 	size_t			 nloaded;
-	int			 err;
 };
+
+_Static_assert(sizeof(((struct adm_scope *)0)->agents) / sizeof(uid_t) == AB_AUDITSCOPE_MAX + 1,
+    "adm_scope holds one agent past what a rule can exempt, to tell it is too many");
 
 /* UID when D is one of an agent's exit rules (key agentbox, exactly one uid field). */
 static int
