@@ -185,6 +185,7 @@ struct adm_scope {
 	uid_t		 agents[32];	/* AB_AUDITSCOPE_MAX + 1, sorted */
 	size_t		 nagents;	/* agents with exit rules loaded (may exceed it) */
 	int		 host_rules;	/* rules costing every task that are not agentbox's */
+	int		 host_never;	/* of those, -a never,task: silence whom they match */
 	int		 immutable;	/* loginuid is immutable */
 	int		 loaded;	/* scope rules loaded now */
 	int		 wanted;	/* a scope rule should be loaded ... */

@@ -105,6 +105,9 @@ census_one(const struct audit_rule_data *d, void *arg)
 		__attribute__((fallthrough));
 	default:
 		c->st->host_rules++;
+		if ((d->flags & ~AUDIT_FILTER_PREPEND) == AUDIT_FILTER_TASK &&
+		    d->action == AUDIT_NEVER)
+			c->st->host_never++;
 	}
 	return 0;
 }

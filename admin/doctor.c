@@ -186,6 +186,12 @@ check_audit_cost(void)
 		report(WARN, NULL, "audit cost: cannot list the rules: %s", strerror(-r));
 		return;
 	}
+	/* A host's own "never,task" rule (Debian's 10-no-audit.rules example) takes the
+	 * audit context from every task it matches: an agent's too, and its records. */
+	if (st.host_never > 0)
+		report(WARN, "auditctl -l | grep never,task", "audit: the host has %d "
+		    "-a never,task rule(s) of its own: a session they match has no audit "
+		    "context, and its exit and Landlock records are lost", st.host_never);
 	if (st.loaded && !st.wanted)
 		report(FAIL, fix, "audit cost: agentbox's audit scope rule is loaded but must "
 		    "not be (%s)%s", st.why_not, st.host_rules ? ": it silences the host's own "

@@ -149,6 +149,16 @@ if :; then
 	like "$($AB audit-scope)" "exempted: $(want_scope)" "and the scope is back"
 fi
 
+## 5b. A never,task rule of the host's own silences whom it matches: doctor says so
+NEVER=(-F auid=$X)
+defer "auditctl -d never,task ${NEVER[*]} 2>/dev/null; '$AB' audit-scope >/dev/null"
+auditctl -a never,task "${NEVER[@]}" >/dev/null || e2e_die "never,task probe"
+rlike "$($AB doctor 2>&1 | grep -- '-a never,task rule')" "^warn .*1 -a never,task rule\(s\) of its own" \
+    "doctor warns about the host's own never,task rule"
+like "$($AB audit-scope)" "none: the host has syscall rules of its own" "no scope beside it"
+auditctl -d never,task "${NEVER[@]}" >/dev/null || e2e_die "never,task probe removal"
+like "$($AB audit-scope)" "exempted: $(want_scope)" "gone again: the scope is back"
+
 ## 6. --off, and doctor after a reboot-like loss of the scope
 like "$($AB audit-scope --off)" "unload the audit scope rule" "audit-scope --off unloads it"
 is "$(scopes | grep -c .)" 0 "no scope rule"
