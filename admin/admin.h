@@ -166,9 +166,8 @@ int	adm_audit_rules_install(const char *user, uid_t uid);
 int	adm_audit_rules_remove(const char *user, uid_t uid);
 /* How many of the uid's rules are loaded in the kernel (0..ADM_AUDIT_NRULES), or -errno. */
 int	adm_audit_rules_loaded(uid_t uid);
-/* Live rules that cost every task on the host (see auditrules.c): how many are
- * agentbox's (key "agentbox") and how many the host's own.  0 or -errno. */
-int	adm_audit_rules_census(int *ours, int *others);
+/* An audit socket, libaudit's own messages off (we report its errors).  Fd or -errno. */
+int	adm_audit_open(void);
 /* One listed rule (a struct audit_rule_data, its list in flags): costs no task
  * anything (user, exclude, filesystem lists), is agentbox's, or the host's own. */
 enum { ADM_RULE_FREE, ADM_RULE_OURS, ADM_RULE_HOST };

@@ -54,8 +54,8 @@ adm_audit_rule_text(uid_t uid, size_t i, char *buf, size_t len)
 	return 0;
 }
 
-static int
-audit_fd(void)
+int
+adm_audit_open(void)
 {
 	int fd;
 
@@ -197,36 +197,6 @@ adm_audit_rule_class(const struct audit_rule_data *d)
 	return ab_audit_rule_has_key(d, AB_AUDIT_KEY) ? ADM_RULE_OURS : ADM_RULE_HOST;
 }
 
-struct census {
-	int	*ours, *others;
-};
-
-static int
-count_one(const struct audit_rule_data *d, void *arg)
-{
-	struct census *c = arg;
-
-	switch (adm_audit_rule_class(d)) {
-	case ADM_RULE_OURS: (*c->ours)++; break;
-	case ADM_RULE_HOST: (*c->others)++; break;
-	}
-	return 0;
-}
-
-int
-adm_audit_rules_census(int *ours, int *others)
-{
-	struct census c = { ours, others };
-	int fd, r;
-
-	*ours = *others = 0;
-	if ((fd = audit_fd()) < 0)
-		return fd;
-	r = ab_audit_rules_each(fd, count_one, &c);
-	audit_close(fd);
-	return r;
-}
-
 static void
 free_rules(struct audit_rule_data **rules)
 {
@@ -260,7 +230,7 @@ open_rules(uid_t uid, struct audit_rule_data **rules, int *fd)
 
 	if ((r = build_all(uid, rules)) != 0)
 		return r;
-	if ((*fd = audit_fd()) < 0) {
+	if ((*fd = adm_audit_open()) < 0) {
 		free_rules(rules);
 		return *fd;
 	}
@@ -402,7 +372,7 @@ adm_audit_status(int *enabled, int *pid, unsigned *backlog_limit, unsigned *lost
 	struct audit_reply rep;
 	int fd, r;
 
-	if ((fd = audit_fd()) < 0)
+	if ((fd = adm_audit_open()) < 0)
 		return fd;
 	if ((r = audit_request_status(fd)) <= 0) {
 		audit_close(fd);
@@ -454,7 +424,7 @@ adm_audit_backlog_install(void)
 		return 0;
 	if (!act("raise the kernel audit backlog from %u to %d", limit, BACKLOG_LIMIT))
 		return 0;
-	if ((fd = audit_fd()) < 0)
+	if ((fd = adm_audit_open()) < 0)
 		return fd;
 	if ((r = audit_set_backlog_limit(fd, BACKLOG_LIMIT)) > 0)
 		r = audit_set_backlog_wait_time(fd, BACKLOG_WAIT_TIME);

@@ -306,9 +306,8 @@ adm_audit_scope_state(struct adm_scope *st)
 	struct census c;
 	int fd, r;
 
-	set_aumessage_mode(MSG_QUIET, DBG_NO);
-	if ((fd = audit_open()) < 0)
-		return errno ? -errno : -EIO;
+	if ((fd = adm_audit_open()) < 0)
+		return fd;
 	r = census_take(fd, &c, st);
 	census_free(&c);
 	audit_close(fd);
@@ -323,11 +322,9 @@ adm_audit_scope_refresh(struct adm_scope *st, int off)
 
 	if ((lock = scope_lock()) < 0)
 		return lock;
-	set_aumessage_mode(MSG_QUIET, DBG_NO);
-	if ((fd = audit_open()) < 0) {
-		r = errno ? -errno : -EIO;
+	if ((fd = adm_audit_open()) < 0) {
 		close(lock);
-		return r;
+		return fd;
 	}
 	if ((r = census_take(fd, &c, st)) == 0 && off) {
 		st->wanted = 0;
