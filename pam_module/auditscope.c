@@ -19,7 +19,7 @@
  * The catch is a host with syscall rules of its own: the scope silences them for every
  * task it exempts.  So agentbox(8) loads it only while every such rule is agentbox's
  * (auditscope.c in admin/ says the rest), and a login checks that a loaded scope covers
- * its uid (ab_auditscope_check).
+ * its uid (ab_auditscope_ask, then ab_auditscope_answer).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,14 +32,13 @@
 
 #include "auditscope.h"
 
-int
-ab_audit_rules_each(int fd, int (*each)(const struct audit_rule_data *, void *), void *arg)
+/* The listing's replies on FD, after its request, to NLMSG_DONE. */
+static int
+rules_read(int fd, int (*each)(const struct audit_rule_data *, void *), void *arg)
 {
 	struct audit_reply rep;
 	int r, err = 0;
 
-	if ((r = audit_request_rules_list_data(fd)) <= 0)
-		return r < 0 ? r : -EIO;
 	for (;;) {
 		if ((r = audit_get_reply(fd, &rep, GET_REPLY_BLOCKING, 0)) <= 0)
 			return r < 0 ? r : -EIO;
@@ -56,6 +55,16 @@ ab_audit_rules_each(int fd, int (*each)(const struct audit_rule_data *, void *),
 		if (err == 0)
 			err = each(rep.ruledata, arg);
 	}
+}
+
+int
+ab_audit_rules_each(int fd, int (*each)(const struct audit_rule_data *, void *), void *arg)
+{
+	int r;
+
+	if ((r = audit_request_rules_list_data(fd)) <= 0)
+		return r < 0 ? r : -EIO;
+	return rules_read(fd, each, arg);
 }
 
 /*
@@ -131,13 +140,11 @@ check_one(const struct audit_rule_data *d, void *arg)
 }
 
 int
-ab_auditscope_check(uid_t uid, int auid_is_uid, const char **why)
+ab_auditscope_ask(void)
 {
 	static const struct timeval limit = { .tv_sec = 1 };
-	struct check c = { .uid = uid };
 	int fd, r;
 
-	*why = NULL;
 	if ((fd = audit_open()) < 0)
 		return -errno;
 	/* libaudit's blocking read has no bound: a login must not hang on the kernel. */
@@ -147,7 +154,23 @@ ab_auditscope_check(uid_t uid, int auid_is_uid, const char **why)
 		audit_close(fd);
 		return r;
 	}
-	r = ab_audit_rules_each(fd, check_one, &c);
+	if ((r = audit_request_rules_list_data(fd)) <= 0) {
+		audit_close(fd);
+		return r < 0 ? r : -EIO;
+	}
+	return fd;
+}
+
+int
+ab_auditscope_answer(int fd, uid_t uid, int auid_is_uid, const char **why)
+{
+	struct check c = { .uid = uid };
+	int r;
+
+	*why = NULL;
+	if (fd < 0)
+		return fd;	/* the ask's error */
+	r = rules_read(fd, check_one, &c);
 	audit_close(fd);
 	if (r != 0)
 		return r;

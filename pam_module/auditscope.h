@@ -23,11 +23,15 @@ int	ab_auditscope_is(const struct audit_rule_data *d);
 /* Whether scope rule D leaves a task forked with loginuid UID its audit context. */
 int	ab_auditscope_exempts(const struct audit_rule_data *d, uid_t uid);
 /*
- * At login, after the loginuid write: 0 when no scope rule is loaded or every one
- * exempts UID (AUID_IS_UID: the write made the loginuid UID); -EPERM with *WHY, one
- * line, when the session's tasks would have no audit context; -errno when the rules
- * cannot be listed.
+ * At login, in two halves so the kernel's answer (a kernel thread per listing) is made
+ * while the login does other work.  The ask: the listing requested on an audit socket
+ * of its own; the fd, or -errno.  The answer, after the loginuid write: it reads the
+ * listing, closes FD, and returns 0 when no scope rule is loaded or every one exempts
+ * UID (AUID_IS_UID: the write made the loginuid UID); -EPERM with *WHY, one line, when
+ * the session's tasks would have no audit context; -errno when the rules could not be
+ * listed (FD < 0: the ask's error).
  */
-int	ab_auditscope_check(uid_t uid, int auid_is_uid, const char **why);
+int	ab_auditscope_ask(void);
+int	ab_auditscope_answer(int fd, uid_t uid, int auid_is_uid, const char **why);
 
 #endif

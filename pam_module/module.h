@@ -58,6 +58,8 @@ struct ab_sess {
 	const char		*maskd_path;	/* its control socket (maskd= in tests) */
 	uint32_t		 ses;		/* audit session id after the loginuid write */
 	int			 ses_fresh;	/* 0 when loginuid was immutable: ses is inherited */
+	int			 scope_ask;	/* the audit rules' listing asked for step 3's
+						 * scope check (ab_auditscope_ask), or -errno */
 	struct ab_audit_state	 audit_st;	/* the kernel's audit state before step 3 */
 	/* Opened through the agentbox-run service (module argument `run`): a box of its
 	 * own, always (a `persist = yes` box must never be joined by it); and what

@@ -183,7 +183,9 @@ static int
 audit_scope_covers(struct ab_sess *s)
 {
 	const char *why;
-	int r = ab_auditscope_check(s->uid, s->ses_fresh, &why);
+	int r = ab_auditscope_answer(s->scope_ask, s->uid, s->ses_fresh, &why);
+
+	s->scope_ask = -ENOTCONN;	/* the answer closed it */
 
 	if (r == -EPERM && why != NULL)
 		return ab_sess_fail(s, r, "%s", why);
@@ -423,6 +425,7 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
 	s->netd_fd = s->maskd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
 	s->pooled_netns = s->plan_fd = -1;
+	s->scope_ask = -ENOTCONN;
 	s->maskd_path = a->maskd;
 }
 
@@ -441,6 +444,9 @@ sess_close(struct ab_sess *s)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	if (s->scope_ask >= 0)
+		close(s->scope_ask);
+	s->scope_ask = -ENOTCONN;
 	close_ephemeral(&s->eph_upper, &s->eph_lower, s->eph_n);
 	ab_walkplan_free(s);
 }
@@ -653,6 +659,8 @@ open_steps(pam_handle_t *pamh, const struct args *a)
 	s.home = pw->pw_dir;
 	/* For step 9 and refusals: opened in the host's network namespace, before step 3. */
 	audit_fd = ab_auditrec_open();
+	/* For step 3's scope check: asked now, answered by the kernel while we work. */
+	s.scope_ask = ab_auditscope_ask();
 	if (audit_fd < 0 && pol->audit == AB_AUDIT_REQUIRED) {
 		r = refuse_session(pamh, user, "audit is required and unavailable", -1);
 		goto out;
