@@ -190,8 +190,9 @@ check_audit_cost(void)
 	 * audit context from every task it matches: an agent's too, and its records. */
 	if (st.host_never > 0)
 		report(WARN, "auditctl -l | grep never,task", "audit: the host has %d "
-		    "-a never,task rule(s) of its own: a session they match has no audit "
-		    "context, and its exit and Landlock records are lost", st.host_never);
+		    "-a never,task rule(s) of its own: a login they may match is refused with "
+		    "audit = required, and runs without its exit and Landlock records with "
+		    "best-effort", st.host_never);
 	if (st.loaded && !st.wanted)
 		report(FAIL, fix, "audit cost: agentbox's audit scope rule is loaded but must "
 		    "not be (%s)%s", st.why_not, st.host_rules ? ": it silences the host's own "

@@ -122,9 +122,65 @@ ab_auditscope_exempts(const struct audit_rule_data *d, uid_t uid)
 	return 0;
 }
 
+/*
+ * Whether uid comparison OP holds for HAVE against VAL, as the kernel's
+ * audit_uid_comparator decides it; *KNOWN 0 for an operator not judged here.
+ */
+static int
+uid_compare(uint32_t op, uint32_t have, uint32_t val, int *known)
+{
+	*known = 1;
+	switch (op) {
+	case AUDIT_EQUAL:			return have == val;
+	case AUDIT_NOT_EQUAL:			return have != val;
+	case AUDIT_LESS_THAN:			return have < val;
+	case AUDIT_LESS_THAN_OR_EQUAL:		return have <= val;
+	case AUDIT_GREATER_THAN:		return have > val;
+	case AUDIT_GREATER_THAN_OR_EQUAL:	return have >= val;
+	default:				*known = 0; return 1;
+	}
+}
+
+/* Whether field I of D is false for task credentials C: 0 when it holds, or when it
+ * is a field this check does not judge (a group, a pid, an LSM label: it may hold). */
+static int
+field_false(const struct audit_rule_data *d, uint32_t i, const struct ab_task_creds *c)
+{
+	uint32_t have;
+	int holds, known;
+
+	switch (d->fields[i]) {
+	case AUDIT_UID:		have = c->uid; break;
+	case AUDIT_EUID:	have = c->euid; break;
+	case AUDIT_SUID:	have = c->suid; break;
+	case AUDIT_FSUID:	have = c->fsuid; break;
+	case AUDIT_LOGINUID:	have = c->auid; break;
+	case AUDIT_LOGINUID_SET: have = c->auid != (uint32_t)-1; break;
+	default:		return 0;
+	}
+	holds = uid_compare(d->fieldflags[i], have, d->values[i], &known);
+	return known && !holds;
+}
+
+int
+ab_audit_never_task_may_match(const struct audit_rule_data *d, const struct ab_task_creds *c)
+{
+	uint32_t i;
+
+	if ((d->flags & ~AUDIT_FILTER_PREPEND) != AUDIT_FILTER_TASK || d->action != AUDIT_NEVER ||
+	    ab_auditscope_is(d))
+		return 0;
+	/* The fields are ANDed: one false field is enough for the rule not to match. */
+	for (i = 0; i < d->field_count && i < AUDIT_MAX_FIELDS; i++)
+		if (field_false(d, i, c))
+			return 0;
+	return 1;
+}
+
 struct check {
-	uid_t	uid;
-	int	scopes, covering;
+	const struct ab_scope_session *sess;
+	struct ab_task_creds forks[2];	/* the entry program's fork, then the agent's */
+	int scopes, covering, host_never;
 };
 
 static int
@@ -134,8 +190,10 @@ check_one(const struct audit_rule_data *d, void *arg)
 
 	if (ab_auditscope_is(d)) {
 		c->scopes++;
-		c->covering += ab_auditscope_exempts(d, c->uid);
-	}
+		c->covering += ab_auditscope_exempts(d, c->sess->agent);
+	} else if (ab_audit_never_task_may_match(d, &c->forks[0]) ||
+	    ab_audit_never_task_may_match(d, &c->forks[1]))
+		c->host_never++;
 	return 0;
 }
 
@@ -162,25 +220,38 @@ ab_auditscope_ask(void)
 }
 
 int
-ab_auditscope_answer(int fd, uid_t uid, int auid_is_uid, const char **why)
+ab_auditscope_answer(int fd, const struct ab_scope_session *sess, const char **why)
 {
-	struct check c = { .uid = uid };
+	struct check c = { .sess = sess };
 	int r;
 
 	*why = NULL;
 	if (fd < 0)
 		return fd;	/* the ask's error */
+	/* su's or sshd's own fork of the session's first task, then every task the agent
+	 * forks: all of them carry the session's loginuid. */
+	c.forks[0] = sess->entry;
+	c.forks[0].auid = sess->auid;
+	c.forks[1] = (struct ab_task_creds){ sess->agent, sess->agent, sess->agent,
+	    sess->agent, sess->auid };
 	r = rules_read(fd, check_one, &c);
 	audit_close(fd);
 	if (r != 0)
 		return r;
-	if (c.scopes == 0)
-		return 0;
-	if (!auid_is_uid)
+	if (c.scopes > 0 && sess->auid != (uint32_t)sess->agent) {
 		*why = "agentbox's audit scope rule is loaded and this session keeps its "
 		    "caller's loginuid (immutable): its tasks would have no audit context";
-	else if (c.covering != c.scopes)
+		return -EPERM;
+	}
+	if (c.covering != c.scopes) {
 		*why = "agentbox's audit scope rule does not exempt this user: its tasks would "
 		    "have no audit context (run agentbox audit-scope)";
-	return *why != NULL ? -EPERM : 0;
+		return -EPERM;
+	}
+	if (c.host_never > 0) {
+		*why = "a -a never,task rule of the host's own may match this session: its "
+		    "tasks would have no audit context (auditctl -l)";
+		return -EACCES;
+	}
+	return 0;
 }

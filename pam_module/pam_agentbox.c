@@ -174,25 +174,61 @@ live_cleanup(pam_handle_t *pamh, void *data, int err)
 }
 
 /*
- * Step 3, last: a loaded audit scope rule (auditscope.c) must leave this session's
- * tasks their audit contexts, or its exit records would be lost (invariant 5).  Asked
- * after the loginuid write and before the session's first task is forked.  Rules that
- * cannot be listed (not the initial pid namespace) refuse only with audit = required.
+ * Step 3, last: no never rule on the kernel's task list may take this session's tasks
+ * their audit contexts, or their exit and Landlock records would be lost (invariant 5):
+ * a loaded audit scope rule of ours (auditscope.c) must exempt the agent, and a never,task
+ * rule of the host's own (Debian's 10-no-audit.rules example) must not match.  Judged
+ * after the loginuid write, on the listing asked after step 2, before the session's first
+ * task is forked.  Rules that cannot be listed (not the initial pid namespace), or a host
+ * rule that may match, refuse only with audit = required.
  */
 static int
-audit_scope_covers(struct ab_sess *s)
+audit_scope_covers(struct ab_sess *s, uint32_t auid)
 {
+	struct ab_scope_session sess = { .agent = s->uid, .auid = auid };
+	uid_t ruid, euid, suid;
 	const char *why;
-	int r = ab_auditscope_answer(s->scope_ask, s->uid, s->ses_fresh, &why);
+	int r;
 
+	/* su's or sshd's uids now are what its fork of the session's first task carries
+	 * (the file system uid follows the effective one in both). */
+	if (getresuid(&ruid, &euid, &suid) == -1)
+		return ab_sess_fail(s, -errno, "getresuid: %s", strerror(errno));
+	sess.entry = (struct ab_task_creds){ ruid, euid, suid, euid, auid };
+	r = ab_auditscope_answer(s->scope_ask, &sess, &why);
 	s->scope_ask = -ENOTCONN;	/* the answer closed it */
-
 	if (r == -EPERM && why != NULL)
 		return ab_sess_fail(s, r, "%s", why);
+	if (r == -EACCES && why != NULL) {
+		/* The host's own choice, not a mistake of ours: audit = best-effort takes
+		 * the session without those records, and says so. */
+		if (s->pol->audit == AB_AUDIT_REQUIRED)
+			return ab_sess_fail(s, r, "audit is required and %s", why);
+		pam_syslog(s->pamh, LOG_WARNING, "session of %s: %s", s->user, why);
+		return 0;
+	}
 	if (r != 0 && s->pol->audit == AB_AUDIT_REQUIRED)
 		return ab_sess_fail(s, r, "audit is required and the audit rules cannot be "
 		    "listed to check agentbox's audit scope: %s", strerror(-r));
 	return 0;
+}
+
+/* The loginuid the write left (immutable: the caller's), or (uint32_t)-1 if unreadable. */
+static uint32_t
+current_loginuid(const struct ab_sess *s)
+{
+	char buf[16];
+	ssize_t n;
+	int fd;
+
+	if ((fd = openat(s->procfd, "self/loginuid", O_RDONLY | O_CLOEXEC)) == -1)
+		return (uint32_t)-1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (uint32_t)-1;
+	buf[n] = '\0';
+	return (uint32_t)strtoul(buf, NULL, 10);
 }
 
 /*
@@ -230,7 +266,7 @@ fresh_audit_session(struct ab_sess *s)
 		    n == 0 ? "empty" : strerror(errno));
 	buf[n] = '\0';
 	s->ses = (uint32_t)strtoul(buf, NULL, 10);
-	return audit_scope_covers(s);
+	return audit_scope_covers(s, s->ses_fresh ? (uint32_t)s->uid : current_loginuid(s));
 }
 
 /*

@@ -6,7 +6,8 @@
 # And the catch, tried here: a host rule of its own would be silenced by it, so the
 # rebuild (enroll, unenroll, `agentbox audit-scope`) takes the scope away while the host
 # has one (a probe rule, then Debian's STIG example rule set), doctor fails while a stale
-# scope silences one, and a login the loaded scope does not exempt is refused.
+# scope silences one, and a login the loaded scope does not exempt is refused, as is
+# one that a never,task rule of the host's own may take the audit context from.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-pam.sh"
@@ -156,7 +157,37 @@ auditctl -a never,task "${NEVER[@]}" >/dev/null || e2e_die "never,task probe"
 rlike "$($AB doctor 2>&1 | grep -- '-a never,task rule')" "^warn .*1 -a never,task rule\(s\) of its own" \
     "doctor warns about the host's own never,task rule"
 like "$($AB audit-scope)" "none: the host has syscall rules of its own" "no scope beside it"
+# It names another loginuid: the login proves it cannot match U's tasks, and goes on.
+e2e_audit_since
+out=$(su "$U" -c 'cat ~/.ssh/id_ed25519; echo "ses=$(cat /proc/self/sessionid)"' 2>&1)
+ses=$(printf '%s\n' "$out" | sed -n 's/^ses=//p')
+[ -n "$ses" ]; check $? "a host never,task rule for another loginuid: $U logs in"
+e2e_audit_find agentbox "type=SYSCALL .*exit=-13 .* ses=$ses " >/dev/null
+check $? "... and its denial is on the record"
 auditctl -d never,task "${NEVER[@]}" >/dev/null || e2e_die "never,task probe removal"
+# One that may match U's tasks (their loginuid) refuses the login with audit = required.
+MINE=(-F auid=$uid)
+defer "auditctl -d never,task ${MINE[*]} 2>/dev/null; '$AB' audit-scope >/dev/null"
+auditctl -a never,task "${MINE[@]}" >/dev/null || e2e_die "never,task rule for $U"
+pam_authlog_since
+e2e_audit_since
+out=$(su "$U" -c 'echo IN' 2>&1)
+unlike "$out" "IN" "a host never,task rule matching $U's loginuid: the login is refused"
+pam_authlog_find "pam_agentbox.*$U.*audit is required and a -a never,task rule of the host's own may match" >/dev/null
+check $? "the auth log says why, in one line"
+e2e_audit_find - "op=agentbox-session-refused .*acct=\"?$U\"?|op=agentbox-session-refused .*user=\"?$U" >/dev/null
+check $? "... and the refusal is on the audit record"
+# With audit = best-effort the session runs without those records, and the log says so.
+POL=/etc/agentbox/policy.d/$U.conf
+cp "$POL" "$E2E_DIR/pol.keep" || e2e_die "keep $U's policy"
+defer "cp '$E2E_DIR/pol.keep' '$POL'"
+echo "audit = best-effort" >> "$POL"
+pam_authlog_since
+like "$(su "$U" -c 'echo IN' 2>&1)" "IN" "with audit = best-effort, $U logs in beside it"
+pam_authlog_find "pam_agentbox.*session of $U: a -a never,task rule of the host's own may match" >/dev/null
+check $? "... and the auth log warns that its tasks have no audit context"
+cp "$E2E_DIR/pol.keep" "$POL" || e2e_die "restore $U's policy"
+auditctl -d never,task "${MINE[@]}" >/dev/null || e2e_die "never,task rule removal"
 like "$($AB audit-scope)" "exempted: $(want_scope)" "gone again: the scope is back"
 
 ## 6. --off, and doctor after a reboot-like loss of the scope

@@ -616,6 +616,82 @@ test_scope_rule(void)
 	free(d);
 }
 
+/* A never,task rule of the host's own: may it take a session's audit context? */
+static void
+test_never_task(void)
+{
+	/* su run by uid 1000 (euid 0) forks the session's first task; the agent, 994. */
+	static const struct ab_task_creds su = { 1000, 0, 0, 0, 994 }, agent = { 994, 994, 994,
+	    994, 994 };
+	static const uint32_t f1[] = { AUDIT_LOGINUID }, v1[] = { 994 };
+	static const uint32_t f2[] = { AUDIT_UID, AUDIT_PID }, v2[] = { 33, 1 };
+	static const uint32_t f3[] = { AUDIT_EUID }, v3[] = { 0 };
+	static const uint32_t f4[] = { AUDIT_GID }, v4[] = { 4242 };
+	static const uint32_t f5[] = { AUDIT_LOGINUID_SET }, v5[] = { 0 };
+	static const uint32_t f6[] = { AUDIT_LOGINUID, AUDIT_FILTERKEY }, v6[] = { 994, 8 };
+	struct audit_rule_data *d;
+
+	d = listed(AUDIT_FILTER_TASK, f1, v1, "", 1);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = AUDIT_EQUAL;
+	ok(ab_audit_never_task_may_match(d, &agent), "never,task: auid=A matches A's tasks");
+	d->fieldflags[0] = AUDIT_NOT_EQUAL;
+	ok(!ab_audit_never_task_may_match(d, &agent) && !ab_audit_never_task_may_match(d, &su),
+	    "never,task: auid!=A matches none of them");
+	d->fieldflags[0] = AUDIT_GREATER_THAN_OR_EQUAL;
+	d->values[0] = 1000;
+	ok(!ab_audit_never_task_may_match(d, &agent), "never,task: auid>=1000 not a system uid's");
+	d->fieldflags[0] = AUDIT_LESS_THAN;
+	ok(ab_audit_never_task_may_match(d, &agent), "never,task: auid<1000 does");
+	d->fieldflags[0] = AUDIT_BIT_MASK;
+	ok(ab_audit_never_task_may_match(d, &agent), "never,task: an operator not judged may match");
+	d->fieldflags[0] = AUDIT_EQUAL;
+	d->action = AUDIT_ALWAYS;
+	ok(!ab_audit_never_task_may_match(d, &agent), "never,task: an always rule takes nothing");
+	d->action = AUDIT_NEVER;
+	d->flags = AUDIT_FILTER_EXIT;
+	ok(!ab_audit_never_task_may_match(d, &agent), "never,task: nor a rule on the exit list");
+	free(d);
+	d = listed(AUDIT_FILTER_TASK | AUDIT_FILTER_PREPEND, f2, v2, "", 2);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = d->fieldflags[1] = AUDIT_EQUAL;
+	ok(!ab_audit_never_task_may_match(d, &agent) && !ab_audit_never_task_may_match(d, &su),
+	    "never,task: uid=33 and a pid: one false field is enough");
+	d->values[0] = 1000;
+	ok(ab_audit_never_task_may_match(d, &su) && !ab_audit_never_task_may_match(d, &agent),
+	    "never,task: uid=1000 may match su's fork (its real uid), the pid not judged");
+	free(d);
+	d = listed(AUDIT_FILTER_TASK, f3, v3, "", 1);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = AUDIT_EQUAL;
+	ok(ab_audit_never_task_may_match(d, &su) && !ab_audit_never_task_may_match(d, &agent),
+	    "never,task: euid=0 matches su's fork of the first task");
+	free(d);
+	d = listed(AUDIT_FILTER_TASK, f4, v4, "", 1);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = AUDIT_EQUAL;
+	ok(ab_audit_never_task_may_match(d, &agent), "never,task: a group field is not judged");
+	free(d);
+	d = listed(AUDIT_FILTER_TASK, f5, v5, "", 1);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = AUDIT_EQUAL;
+	ok(!ab_audit_never_task_may_match(d, &agent), "never,task: loginuid unset is not a session");
+	free(d);
+	d = listed(AUDIT_FILTER_TASK, f6, v6, "agentbox", 2);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = AUDIT_NOT_EQUAL;
+	ok(!ab_audit_never_task_may_match(d, &su),
+	    "never,task: the scope rule is judged as the scope, not as the host's");
+	free(d);
+	d = listed(AUDIT_FILTER_TASK, f1, v1, "", 1);
+	d->action = AUDIT_NEVER;
+	d->fieldflags[0] = AUDIT_NOT_EQUAL;
+	d->field_count = AUDIT_MAX_FIELDS + 7;	/* hostile: bounded by the array */
+	ok(!ab_audit_never_task_may_match(d, &agent),
+	    "never,task: a field count past the array (the rest unset fields) still judged");
+	free(d);
+}
+
 /* agentbox run's reader of agentbox-audit --json lines (admin/jsonl.c). */
 static void
 test_jsonl(void)
@@ -659,6 +735,7 @@ main(void)
 	test_rule_text();
 	test_rule_class();
 	test_scope_rule();
+	test_never_task();
 	test_settings_table();
 	test_sftp_inprocess();
 	test_acl_walk();
