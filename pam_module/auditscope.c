@@ -75,8 +75,9 @@ ab_audit_rules_each(int fd, int (*each)(const struct audit_rule_data *, void *),
 static int
 string_field(uint32_t f)
 {
-	return (f >= AUDIT_SUBJ_USER && f <= AUDIT_OBJ_LEV_HIGH) || f == AUDIT_WATCH ||
-	    f == AUDIT_DIR || f == AUDIT_FILTERKEY || f == AUDIT_EXE;
+	/* AUDIT_PPID sits among the LSM fields' numbers but is a number. */
+	return (f >= AUDIT_SUBJ_USER && f <= AUDIT_OBJ_LEV_HIGH && f != AUDIT_PPID) ||
+	    f == AUDIT_WATCH || f == AUDIT_DIR || f == AUDIT_FILTERKEY || f == AUDIT_EXE;
 }
 
 int

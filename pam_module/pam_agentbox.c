@@ -213,22 +213,29 @@ audit_scope_covers(struct ab_sess *s, uint32_t auid)
 	return 0;
 }
 
-/* The loginuid the write left (immutable: the caller's), or (uint32_t)-1 if unreadable. */
-static uint32_t
-current_loginuid(const struct ab_sess *s)
+/* The loginuid the write left in *AUID (immutable: the caller's). */
+static int
+current_loginuid(struct ab_sess *s, uint32_t *auid)
 {
-	char buf[16];
+	char buf[16], *end;
+	unsigned long v;
 	ssize_t n;
 	int fd;
 
 	if ((fd = openat(s->procfd, "self/loginuid", O_RDONLY | O_CLOEXEC)) == -1)
-		return (uint32_t)-1;
+		return ab_sess_fail(s, -errno, "open /proc/self/loginuid: %s", strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return (uint32_t)-1;
+		return ab_sess_fail(s, -EIO, "read /proc/self/loginuid: %s",
+		    n == 0 ? "empty" : strerror(errno));
 	buf[n] = '\0';
-	return (uint32_t)strtoul(buf, NULL, 10);
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno != 0 || end == buf || v > UINT32_MAX)
+		return ab_sess_fail(s, -EIO, "read /proc/self/loginuid: not a number");
+	*auid = (uint32_t)v;
+	return 0;
 }
 
 /*
@@ -242,8 +249,9 @@ static int
 fresh_audit_session(struct ab_sess *s)
 {
 	char buf[32];
+	uint32_t auid;
 	ssize_t n;
-	int fd, len;
+	int fd, len, r;
 
 	if ((fd = openat(s->procfd, "self/loginuid", O_WRONLY | O_CLOEXEC)) == -1)
 		return ab_sess_fail(s, -errno, "open /proc/self/loginuid: %s", strerror(errno));
@@ -266,7 +274,11 @@ fresh_audit_session(struct ab_sess *s)
 		    n == 0 ? "empty" : strerror(errno));
 	buf[n] = '\0';
 	s->ses = (uint32_t)strtoul(buf, NULL, 10);
-	return audit_scope_covers(s, s->ses_fresh ? (uint32_t)s->uid : current_loginuid(s));
+	/* The loginuid every task of the session is forked with, for the scope check. */
+	auid = (uint32_t)s->uid;
+	if (!s->ses_fresh && (r = current_loginuid(s, &auid)) != 0)
+		return r;
+	return audit_scope_covers(s, auid);
 }
 
 /*

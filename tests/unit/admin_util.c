@@ -629,6 +629,7 @@ test_never_task(void)
 	static const uint32_t f4[] = { AUDIT_GID }, v4[] = { 4242 };
 	static const uint32_t f5[] = { AUDIT_LOGINUID_SET }, v5[] = { 0 };
 	static const uint32_t f6[] = { AUDIT_LOGINUID, AUDIT_FILTERKEY }, v6[] = { 994, 8 };
+	static const uint32_t f7[] = { AUDIT_PPID, AUDIT_FILTERKEY }, v7[] = { 4, 8 };
 	struct audit_rule_data *d;
 
 	d = listed(AUDIT_FILTER_TASK, f1, v1, "", 1);
@@ -682,6 +683,11 @@ test_never_task(void)
 	d->fieldflags[0] = AUDIT_NOT_EQUAL;
 	ok(!ab_audit_never_task_may_match(d, &su),
 	    "never,task: the scope rule is judged as the scope, not as the host's");
+	free(d);
+	/* ppid's number sits among the LSM strings' but it has no bytes in buf. */
+	d = listed(AUDIT_FILTER_TASK, f7, v7, "agentbox", 2);
+	d->action = AUDIT_NEVER;
+	ok(ab_auditscope_is(d), "scope: a ppid field does not shift the key's offset");
 	free(d);
 	d = listed(AUDIT_FILTER_TASK, f1, v1, "", 1);
 	d->action = AUDIT_NEVER;
