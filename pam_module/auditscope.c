@@ -239,17 +239,25 @@ ab_auditscope_answer(int fd, const struct ab_scope_session *sess, const char **w
 	audit_close(fd);
 	if (r != 0)
 		return r;
-	if (c.scopes > 0 && sess->auid != (uint32_t)sess->agent) {
+	return ab_auditscope_judge(c.scopes, c.covering, c.host_never, sess, why);
+}
+
+int
+ab_auditscope_judge(int scopes, int covering, int host_never, const struct ab_scope_session *sess,
+    const char **why)
+{
+	*why = NULL;
+	if (scopes > 0 && sess->auid != (uint32_t)sess->agent) {
 		*why = "agentbox's audit scope rule is loaded and this session keeps its "
 		    "caller's loginuid (immutable): its tasks would have no audit context";
 		return -EPERM;
 	}
-	if (c.covering != c.scopes) {
+	if (covering != scopes) {
 		*why = "agentbox's audit scope rule does not exempt this user: its tasks would "
 		    "have no audit context (run agentbox audit-scope)";
 		return -EPERM;
 	}
-	if (c.host_never > 0) {
+	if (host_never > 0) {
 		*why = "a -a never,task rule of the host's own may match this session: its "
 		    "tasks would have no audit context (auditctl -l)";
 		return -EACCES;

@@ -57,5 +57,9 @@ struct ab_scope_session {
  */
 int	ab_auditscope_ask(void);
 int	ab_auditscope_answer(int fd, const struct ab_scope_session *sess, const char **why);
+/* The answer's verdict from what the listing held: SCOPES scope rules, COVERING of them
+ * exempting the agent, HOST_NEVER never,task rules of the host's that may match. */
+int	ab_auditscope_judge(int scopes, int covering, int host_never,
+	    const struct ab_scope_session *sess, const char **why);
 
 #endif

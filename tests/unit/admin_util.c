@@ -616,6 +616,27 @@ test_scope_rule(void)
 	free(d);
 }
 
+/* The login's verdict on what the listing held (pam_module/auditscope.c). */
+static void
+test_scope_verdict(void)
+{
+	struct ab_scope_session sess = { .agent = 994, .auid = 994 };
+	const char *why;
+
+	ok(ab_auditscope_judge(0, 0, 0, &sess, &why) == 0 && why == NULL,
+	    "verdict: no scope, no host never rule: the session goes on");
+	ok(ab_auditscope_judge(1, 1, 0, &sess, &why) == 0, "verdict: a scope exempting the agent");
+	ok(ab_auditscope_judge(2, 1, 0, &sess, &why) == -EPERM && strstr(why, "does not exempt"),
+	    "verdict: one of two scope rules not exempting it refuses");
+	ok(ab_auditscope_judge(0, 0, 1, &sess, &why) == -EACCES && strstr(why, "never,task"),
+	    "verdict: a host never,task rule that may match: -EACCES (the policy's audit decides)");
+	sess.auid = 1000;	/* loginuid immutable: the caller's stays */
+	ok(ab_auditscope_judge(1, 1, 0, &sess, &why) == -EPERM && strstr(why, "immutable"),
+	    "verdict: a scope and an immutable loginuid not the agent's refuses");
+	ok(ab_auditscope_judge(0, 0, 0, &sess, &why) == 0,
+	    "verdict: an immutable loginuid without a scope goes on (new_ses=no)");
+}
+
 /* A never,task rule of the host's own: may it take a session's audit context? */
 static void
 test_never_task(void)
@@ -742,6 +763,7 @@ main(void)
 	test_rule_class();
 	test_scope_rule();
 	test_never_task();
+	test_scope_verdict();
 	test_settings_table();
 	test_sftp_inprocess();
 	test_acl_walk();
