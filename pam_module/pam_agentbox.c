@@ -213,28 +213,29 @@ audit_scope_covers(struct ab_sess *s, uint32_t auid)
 	return 0;
 }
 
-/* The loginuid the write left in *AUID (immutable: the caller's). */
+/* /proc/self/NAME, a decimal number the kernel keeps for this task (its loginuid, its
+ * audit session id), into *OUT. */
 static int
-current_loginuid(struct ab_sess *s, uint32_t *auid)
+proc_self_u32(struct ab_sess *s, const char *name, uint32_t *out)
 {
 	char buf[16], *end;
 	unsigned long v;
 	ssize_t n;
 	int fd;
 
-	if ((fd = openat(s->procfd, "self/loginuid", O_RDONLY | O_CLOEXEC)) == -1)
-		return ab_sess_fail(s, -errno, "open /proc/self/loginuid: %s", strerror(errno));
+	if ((fd = openat(s->procfd, name, O_RDONLY | O_CLOEXEC)) == -1)
+		return ab_sess_fail(s, -errno, "open /proc/%s: %s", name, strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return ab_sess_fail(s, -EIO, "read /proc/self/loginuid: %s",
+		return ab_sess_fail(s, -EIO, "read /proc/%s: %s", name,
 		    n == 0 ? "empty" : strerror(errno));
 	buf[n] = '\0';
 	errno = 0;
 	v = strtoul(buf, &end, 10);
 	if (errno != 0 || end == buf || v > UINT32_MAX)
-		return ab_sess_fail(s, -EIO, "read /proc/self/loginuid: not a number");
-	*auid = (uint32_t)v;
+		return ab_sess_fail(s, -EIO, "read /proc/%s: not a number", name);
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -265,18 +266,11 @@ fresh_audit_session(struct ab_sess *s)
 	else
 		return ab_sess_fail(s, -EIO, "write /proc/self/loginuid: %s",
 		    n == -1 ? strerror(errno) : "short write");
-	if ((fd = openat(s->procfd, "self/sessionid", O_RDONLY | O_CLOEXEC)) == -1)
-		return ab_sess_fail(s, -errno, "open /proc/self/sessionid: %s", strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return ab_sess_fail(s, -EIO, "read /proc/self/sessionid: %s",
-		    n == 0 ? "empty" : strerror(errno));
-	buf[n] = '\0';
-	s->ses = (uint32_t)strtoul(buf, NULL, 10);
+	if ((r = proc_self_u32(s, "self/sessionid", &s->ses)) != 0)
+		return r;
 	/* The loginuid every task of the session is forked with, for the scope check. */
 	auid = (uint32_t)s->uid;
-	if (!s->ses_fresh && (r = current_loginuid(s, &auid)) != 0)
+	if (!s->ses_fresh && (r = proc_self_u32(s, "self/loginuid", &auid)) != 0)
 		return r;
 	return audit_scope_covers(s, auid);
 }

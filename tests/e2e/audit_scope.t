@@ -28,6 +28,17 @@ scopes() { auditctl -l | grep -- '-a never,task .*key=agentbox'; }
 # rlike GOT REGEX NAME: like, with an extended regular expression.
 rlike() { if [[ $1 =~ $2 ]]; then ok "$3"; else not_ok "$3"; diag "got: '$1'" "want it to match: '$2'"; fi; }
 cost() { $AB doctor 2>&1 | grep 'audit cost'; }
+# refused_login WHY NAME: U's login is refused, the auth log says WHY (a regex) in one
+# line, and the refusal is on the audit record.
+refused_login() {
+	pam_authlog_since
+	e2e_audit_since
+	unlike "$(su "$U" -c 'echo IN' 2>&1)" "IN" "$2"
+	pam_authlog_find "pam_agentbox.*$U.*$1" >/dev/null
+	check $? "the auth log says why, in one line"
+	e2e_audit_find - "op=agentbox-session-refused .*acct=\"?$U\"?|op=agentbox-session-refused .*user=\"?$U" >/dev/null
+	check $? "... and the refusal is on the audit record"
+}
 # The scope the live rules ask for: one auid/uid pair for each uid with agentbox exit rules
 # (this host's other agents too, the demo's or other worlds'), in uid order.
 want_scope() {
@@ -99,14 +110,8 @@ unlike "$out" "load the audit scope rule" "a second rebuild changes nothing"
 e2e_audit_rules_remove "$uid" >/dev/null	# U's exit rules gone; the rebuild drops U
 like "$(scopes)" "-F auid!=$vuid " "the scope now exempts $V only"
 unlike "$(scopes)" "auid!=$uid " "... not $U"
-pam_authlog_since
-e2e_audit_since
-out=$(su "$U" -c 'echo IN' 2>&1)
-unlike "$out" "IN" "$U's login is refused: its tasks would have no audit context"
-pam_authlog_find "pam_agentbox.*$U.*audit scope rule does not exempt this user" >/dev/null
-check $? "the auth log says why, in one line"
-e2e_audit_find - "op=agentbox-session-refused .*acct=\"?$U\"?|op=agentbox-session-refused .*user=\"?$U" >/dev/null
-check $? "... and the refusal is on the audit record"
+refused_login "audit scope rule does not exempt this user" \
+    "$U's login is refused: its tasks would have no audit context"
 auditctl -R "/etc/audit/rules.d/agentbox-$U.rules" >/dev/null || e2e_die "reload $U's rules"
 $AB audit-scope >/dev/null
 like "$(su "$U" -c 'echo IN' 2>&1)" "IN" "with $U's rules and the scope rebuilt, $U logs in"
@@ -169,14 +174,8 @@ auditctl -d never,task "${NEVER[@]}" >/dev/null || e2e_die "never,task probe rem
 MINE=(-F auid=$uid)
 defer "auditctl -d never,task ${MINE[*]} 2>/dev/null; '$AB' audit-scope >/dev/null"
 auditctl -a never,task "${MINE[@]}" >/dev/null || e2e_die "never,task rule for $U"
-pam_authlog_since
-e2e_audit_since
-out=$(su "$U" -c 'echo IN' 2>&1)
-unlike "$out" "IN" "a host never,task rule matching $U's loginuid: the login is refused"
-pam_authlog_find "pam_agentbox.*$U.*audit is required and a -a never,task rule of the host's own may match" >/dev/null
-check $? "the auth log says why, in one line"
-e2e_audit_find - "op=agentbox-session-refused .*acct=\"?$U\"?|op=agentbox-session-refused .*user=\"?$U" >/dev/null
-check $? "... and the refusal is on the audit record"
+refused_login "audit is required and a -a never,task rule of the host's own may match" \
+    "a host never,task rule matching $U's loginuid: the login is refused"
 # With audit = best-effort the session runs without those records, and the log says so.
 POL=/etc/agentbox/policy.d/$U.conf
 cp "$POL" "$E2E_DIR/pol.keep" || e2e_die "keep $U's policy"
