@@ -637,6 +637,17 @@ test_scope_verdict(void)
 	    "verdict: an immutable loginuid without a scope goes on (new_ses=no)");
 }
 
+/* A rule as the kernel lists it, on LIST, action never, every operator "=". */
+static struct audit_rule_data *
+never_rule(uint32_t list, const uint32_t *fields, const uint32_t *values, const char *strings,
+    size_t n)
+{
+	struct audit_rule_data *d = listed(list, fields, values, strings, n);
+
+	d->action = AUDIT_NEVER;
+	return d;
+}
+
 /* A never,task rule of the host's own: may it take a session's audit context? */
 static void
 test_never_task(void)
@@ -653,9 +664,7 @@ test_never_task(void)
 	static const uint32_t f7[] = { AUDIT_PPID, AUDIT_FILTERKEY }, v7[] = { 4, 8 };
 	struct audit_rule_data *d;
 
-	d = listed(AUDIT_FILTER_TASK, f1, v1, "", 1);
-	d->action = AUDIT_NEVER;
-	d->fieldflags[0] = AUDIT_EQUAL;
+	d = never_rule(AUDIT_FILTER_TASK, f1, v1, "", 1);
 	ok(ab_audit_never_task_may_match(d, &agent), "never,task: auid=A matches A's tasks");
 	d->fieldflags[0] = AUDIT_NOT_EQUAL;
 	ok(!ab_audit_never_task_may_match(d, &agent) && !ab_audit_never_task_may_match(d, &su),
@@ -674,44 +683,33 @@ test_never_task(void)
 	d->flags = AUDIT_FILTER_EXIT;
 	ok(!ab_audit_never_task_may_match(d, &agent), "never,task: nor a rule on the exit list");
 	free(d);
-	d = listed(AUDIT_FILTER_TASK | AUDIT_FILTER_PREPEND, f2, v2, "", 2);
-	d->action = AUDIT_NEVER;
-	d->fieldflags[0] = d->fieldflags[1] = AUDIT_EQUAL;
+	d = never_rule(AUDIT_FILTER_TASK | AUDIT_FILTER_PREPEND, f2, v2, "", 2);
 	ok(!ab_audit_never_task_may_match(d, &agent) && !ab_audit_never_task_may_match(d, &su),
 	    "never,task: uid=33 and a pid: one false field is enough");
 	d->values[0] = 1000;
 	ok(ab_audit_never_task_may_match(d, &su) && !ab_audit_never_task_may_match(d, &agent),
 	    "never,task: uid=1000 may match su's fork (its real uid), the pid not judged");
 	free(d);
-	d = listed(AUDIT_FILTER_TASK, f3, v3, "", 1);
-	d->action = AUDIT_NEVER;
-	d->fieldflags[0] = AUDIT_EQUAL;
+	d = never_rule(AUDIT_FILTER_TASK, f3, v3, "", 1);
 	ok(ab_audit_never_task_may_match(d, &su) && !ab_audit_never_task_may_match(d, &agent),
 	    "never,task: euid=0 matches su's fork of the first task");
 	free(d);
-	d = listed(AUDIT_FILTER_TASK, f4, v4, "", 1);
-	d->action = AUDIT_NEVER;
-	d->fieldflags[0] = AUDIT_EQUAL;
+	d = never_rule(AUDIT_FILTER_TASK, f4, v4, "", 1);
 	ok(ab_audit_never_task_may_match(d, &agent), "never,task: a group field is not judged");
 	free(d);
-	d = listed(AUDIT_FILTER_TASK, f5, v5, "", 1);
-	d->action = AUDIT_NEVER;
-	d->fieldflags[0] = AUDIT_EQUAL;
+	d = never_rule(AUDIT_FILTER_TASK, f5, v5, "", 1);
 	ok(!ab_audit_never_task_may_match(d, &agent), "never,task: loginuid unset is not a session");
 	free(d);
-	d = listed(AUDIT_FILTER_TASK, f6, v6, "agentbox", 2);
-	d->action = AUDIT_NEVER;
+	d = never_rule(AUDIT_FILTER_TASK, f6, v6, "agentbox", 2);
 	d->fieldflags[0] = AUDIT_NOT_EQUAL;
 	ok(!ab_audit_never_task_may_match(d, &su),
 	    "never,task: the scope rule is judged as the scope, not as the host's");
 	free(d);
 	/* ppid's number sits among the LSM strings' but it has no bytes in buf. */
-	d = listed(AUDIT_FILTER_TASK, f7, v7, "agentbox", 2);
-	d->action = AUDIT_NEVER;
+	d = never_rule(AUDIT_FILTER_TASK, f7, v7, "agentbox", 2);
 	ok(ab_auditscope_is(d), "scope: a ppid field does not shift the key's offset");
 	free(d);
-	d = listed(AUDIT_FILTER_TASK, f1, v1, "", 1);
-	d->action = AUDIT_NEVER;
+	d = never_rule(AUDIT_FILTER_TASK, f1, v1, "", 1);
 	d->fieldflags[0] = AUDIT_NOT_EQUAL;
 	d->field_count = AUDIT_MAX_FIELDS + 7;	/* hostile: bounded by the array */
 	ok(!ab_audit_never_task_may_match(d, &agent),
