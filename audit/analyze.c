@@ -578,7 +578,9 @@ domain_get(struct ab_review *rv, uint64_t id, int create, struct domain **out)
 	if ((r = domain_room(rv)) != 0)
 		return r;
 	*out = domain_slot(rv, id);
-	(*out)->id = id;
+	/* A whole new entry: a slot a freed domain left holds nothing of it (domain_del
+	 * clears it too, but a count carried over would hide missing records). */
+	**out = (struct domain){ .id = id };
 	rv->ndom++;
 	return 0;
 }
@@ -602,7 +604,7 @@ domain_del(struct ab_review *rv, struct domain *d)
 {
 	size_t mask = rv->dom_slots - 1, i = d - rv->dom, j = i;
 
-	rv->dom[i].id = 0;
+	rv->dom[i] = (struct domain){ .id = 0 };
 	rv->ndom--;
 	for (;;) {
 		size_t k;
@@ -613,7 +615,7 @@ domain_del(struct ab_review *rv, struct domain *d)
 		k = mix(rv->dom[j].id) & mask;
 		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
 			rv->dom[i] = rv->dom[j];
-			rv->dom[j].id = 0;
+			rv->dom[j] = (struct domain){ .id = 0 };
 			i = j;
 		}
 	}
