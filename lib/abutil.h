@@ -142,6 +142,9 @@ int	ab_lo_up(void);
 
 /* ---- processes, as root reads them in /proc (proc.c) ---- */
 
+/* The pid (in our pid namespace) of the process PIDFD refers to, from
+ * /proc/self/fdinfo.  0, -EBADF (not a pidfd, or its process is gone) or -errno. */
+int	ab_pidfd_pid(int pidfd, pid_t *pid);
 /* /proc/PID/status into BUF[0..LEN), NUL-terminated.  0, -ESRCH (gone) or -errno. */
 int	ab_proc_status(int pid, char *buf, size_t len);
 /* The value of "KEY:" in a status text, its leading blanks skipped.  0 or -ENOENT. */

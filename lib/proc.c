@@ -37,6 +37,27 @@
 #define INIT_COMM	"agentbox-init"
 
 int
+ab_pidfd_pid(int pidfd, pid_t *pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, e;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	e = errno;
+	(void)close(fd);
+	if (n <= 0)
+		return n == 0 ? -EIO : -e;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPid:\t")) == NULL || sscanf(p + 6, "%d", pid) != 1 || *pid <= 0)
+		return -EBADF;	/* not a pidfd, or its process is gone (Pid: -1) */
+	return 0;
+}
+
+int
 ab_proc_status(int pid, char *buf, size_t len)
 {
 	char path[64];

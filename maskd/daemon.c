@@ -60,6 +60,7 @@ struct sess {
 	int		 reader_pidfd;	/* -1 once reaped */
 	int		 pid1;		/* pidfd of the session's pid 1; -1 once it is gone */
 	int		 perm, track;	/* our copies of both groups */
+	int		 warm;		/* the reader's warm set comes on this pipe; -1 */
 };
 
 #define WATCH_RETRY_MS	1000	/* a watcher that failed to start is started again */
@@ -80,6 +81,18 @@ static struct pending {
 	long long	 deadline;	/* CLOCK_MONOTONIC ms */
 } pending[PENDING_MAX];
 static char unboxed_dir[108];
+/*
+ * The warm set of the last few users (maskd/warm.c): what a reader sent as it ended,
+ * inherited by the next reader of that uid at its fork.  Least recently stored goes.
+ */
+#define WARM_UIDS	32
+static struct warm_slot {
+	int			 used;
+	uint32_t		 uid;
+	unsigned long long	 stamp;
+	struct ab_maskd_warm	 w;
+} warm_slots[WARM_UIDS];
+static unsigned long long warm_clock;
 
 static void __attribute__((format(printf, 2, 3)))
 say(int prio, const char *fmt, ...)
@@ -156,9 +169,50 @@ learning_trees(const struct ab_maskd_open *m, struct ab_strv *out)
 	return m->learn ? ab_strv_push(out, "/") : 0;
 }
 
-/* The reader of one session: never returns.  FDS as received (handoff.h order). */
+static struct warm_slot *
+warm_of(uint32_t uid)
+{
+	size_t i;
+
+	for (i = 0; i < WARM_UIDS; i++)
+		if (warm_slots[i].used && warm_slots[i].uid == uid)
+			return &warm_slots[i];
+	return NULL;
+}
+
+/* Keep the warm set a reader of UID sent on FD (non-blocking, written before it ended). */
+static void
+warm_keep(uint32_t uid, int fd)
+{
+	static struct ab_maskd_warm w;
+	struct warm_slot *slot = warm_of(uid), *oldest = &warm_slots[0];
+	ssize_t n;
+	size_t i;
+
+	if ((n = read(fd, w.buf, sizeof(w.buf))) <= 0)
+		return;		/* none sent: a reader that failed, or nothing cached */
+	w.len = (size_t)n;
+	for (i = 0; slot == NULL && i < WARM_UIDS; i++) {
+		if (!warm_slots[i].used) {
+			slot = &warm_slots[i];
+			break;
+		}
+		if (warm_slots[i].stamp < oldest->stamp)
+			oldest = &warm_slots[i];
+	}
+	if (slot == NULL)
+		slot = oldest;
+	slot->used = 1;
+	slot->uid = uid;
+	slot->stamp = ++warm_clock;
+	memcpy(slot->w.buf, w.buf, w.len);
+	slot->w.len = w.len;
+}
+
+/* The reader of one session: never returns.  FDS as received (handoff.h order); WARM_FD
+ * the pipe its warm set goes back on (-1: none). */
 static void __attribute__((noreturn))
-reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
+reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int warm_fd)
 {
 	struct ab_maskd_decider *d;
 	struct ab_maskd *e;
@@ -168,6 +222,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	struct ab_maskrec *rec = NULL;
 	struct ab_maskrec_stats rs = { 0 };
 	struct ab_maskrec_sink sink = { ab_maskd_audit_sink, ab_maskd_audit_lost, NULL };
+	static struct ab_maskd_warm warm;
 	int audit_fd = -1;
 	size_t nmounts = nfds - AB_MASKD_FD_MOUNT - (m->learn ? 1 : 0);
 	struct ab_strv trees = { 0 };
@@ -184,6 +239,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	(void)signal(SIGTERM, SIG_IGN);
 	(void)signal(SIGINT, SIG_IGN);
 	(void)signal(SIGHUP, SIG_IGN);
+	(void)signal(SIGPIPE, SIG_IGN);	/* the warm set's pipe, its reader gone */
 	/* Our supervisor's life: if it is gone already, getppid says so after the open. */
 	if ((parentfd = pidfd_open(parent, 0)) == -1 || getppid() != parent) {
 		say(LOG_ERR, "ses %u: supervisor gone before the reader started: ending the "
@@ -211,6 +267,15 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	}
 	if (l != NULL)
 		ab_maskd_learn(e, l);
+	/* Answer ahead what this user's last session opened first, and note this one's. A
+	 * learning session's tree is "/": nothing is outside it, so it has no warm set. */
+	if (warm_fd >= 0 && !m->learn) {
+		const struct warm_slot *ws = warm_of(m->uid);
+
+		ab_maskd_warm_collect(e, &warm);
+		if (ws != NULL)
+			(void)ab_maskd_warm_seed(e, fds[AB_MASKD_FD_PID1], ws->w.buf, ws->w.len);
+	}
 	/* Each denial on the record with its pattern (docs/audit-records.md "Live masks"). */
 	ab_maskd_record(e, rec, m->ses, m->uid);
 	r = ab_maskd_run(e);
@@ -219,11 +284,15 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent)
 	if (l != NULL)
 		ab_learn_stats(l, &ls);
 	if (r == fds[AB_MASKD_FD_PID1]) {
-		say(LOG_INFO, "ses %u ended (allowed %llu, denied %llu, cached %llu, tracked "
-		    "%llu, creating opens %llu, learning events %llu, recorded %llu, mask records "
-		    "%llu, repeats %llu, not recorded %llu)", m->ses,
+		/* One write into an empty pipe, smaller than its buffer: never blocks. */
+		if (warm_fd >= 0 && warm.len != 0)
+			(void)ab_io_write_all(warm_fd, warm.buf, warm.len);
+		say(LOG_INFO, "ses %u ended (allowed %llu, denied %llu, cached %llu, warm %llu, "
+		    "tracked %llu, creating opens %llu, learning events %llu, recorded %llu, mask "
+		    "records %llu, repeats %llu, not recorded %llu)", m->ses,
 		    (unsigned long long)st.allowed, (unsigned long long)st.denied,
-		    (unsigned long long)st.cached, (unsigned long long)st.tracked,
+		    (unsigned long long)st.cached, (unsigned long long)st.warm,
+		    (unsigned long long)st.tracked,
 		    (unsigned long long)st.created, (unsigned long long)ls.events,
 		    (unsigned long long)ls.recorded, (unsigned long long)rs.records,
 		    (unsigned long long)rs.repeats, (unsigned long long)rs.lost);
@@ -300,6 +369,8 @@ child_close_others(int listen_fd, int conn)
 			(void)close(sessions[i].perm);
 		if (sessions[i].track >= 0)
 			(void)close(sessions[i].track);
+		if (sessions[i].warm >= 0)
+			(void)close(sessions[i].warm);
 	}
 }
 
@@ -435,7 +506,7 @@ take_session(int listen_fd, int conn)
 	size_t nfds = 0;
 	ssize_t len;
 	pid_t pid, parent = getpid();
-	int r;
+	int warm[2], r;
 
 	memset(&cred, 0, sizeof(cred));
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1) {
@@ -486,25 +557,36 @@ take_session(int listen_fd, int conn)
 		ab_maskd_open_free(&m);
 		return 0;
 	}
+	/* The warm set is an optimisation: without its pipe the session is only slower. */
+	if (!opts->warm || pipe2(warm, O_CLOEXEC | O_NONBLOCK) == -1)
+		warm[0] = warm[1] = -1;
 	if ((pid = fork()) == -1) {
 		r = errno;
 		close_fds(fds, nfds);
+		close_fds(warm, 2);
 		reply(conn, "refused fork: %s", strerror(r));
 		ab_maskd_open_free(&m);
 		return 0;
 	}
 	if (pid == 0) {
 		child_close_others(listen_fd, conn);
-		reader(&m, fds, nfds, parent);
+		if (warm[0] >= 0)
+			(void)close(warm[0]);
+		reader(&m, fds, nfds, parent, warm[1]);
 	}
+	if (warm[1] >= 0)
+		(void)close(warm[1]);
 	*s = (struct sess){ .used = 1, .ses = m.ses, .uid = m.uid, .reader = pid,
 	    .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
-	    .track = fds[AB_MASKD_FD_TRACK] };
+	    .track = fds[AB_MASKD_FD_TRACK], .warm = warm[0] };
 	if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1) {
 		/* Without it we could not see the reader die: end the session now. */
 		say(LOG_ERR, "ses %u: pidfd_open(reader): %m: ending the session", m.ses);
 		(void)kill(pid, SIGKILL);
 		(void)waitpid(pid, NULL, 0);
+		if (s->warm >= 0)
+			(void)close(s->warm);
+		s->warm = -1;
 		(void)pidfd_send_signal(s->pid1, SIGKILL, NULL, 0);
 		reply(conn, "refused pidfd_open: %s", strerror(errno));
 	} else {
@@ -531,6 +613,11 @@ reader_gone(struct sess *s)
 	(void)waitid(P_PIDFD, (id_t)s->reader_pidfd, &si, WEXITED | WNOHANG);
 	(void)close(s->reader_pidfd);
 	s->reader_pidfd = -1;
+	if (s->warm >= 0) {
+		warm_keep(s->uid, s->warm);
+		(void)close(s->warm);
+		s->warm = -1;
+	}
 	if (s->pid1 < 0)
 		return;
 	say(LOG_ERR, "ses %u: reader %d ended (%s %d) while the session runs: ending the "

@@ -11,6 +11,7 @@ struct ab_maskd_serve_opts {
 	size_t		 learn_max;	/* a learning session's recorded paths; 0: the most */
 	size_t		 netns_pool;	/* network namespaces made ahead; 0: none */
 	int		 walk_index;	/* keep the walk index (walkindex.h); 0: logins walk all */
+	int		 warm;		/* give readers their user's warm set (warm.c); 0: none */
 };
 
 /* Serve hand-offs until a fatal error; returns the exit status. */

@@ -145,6 +145,14 @@ tree_of(const struct ab_maskd_decider *d, const char *path, size_t *rel)
 	return best;
 }
 
+int
+ab_maskd_in_tree(const struct ab_maskd_decider *d, const char *path)
+{
+	size_t rel;
+
+	return tree_of(d, path, &rel) >= 0;
+}
+
 /* 1-based index of the first pattern masking REL in TREE (the set said yes), or UNKNOWN. */
 static unsigned int
 which(const struct ab_maskd_decider *d, size_t tree, const char *rel, int is_dir)

@@ -64,6 +64,7 @@ struct ab_maskd {
 	int				 track_err;	/* a drain between answers failed */
 	struct ab_learn			*learn;		/* a learning session's recorder */
 	struct ab_maskrec		*rec;		/* the record of each denial */
+	struct ab_maskd_warm		*warm;		/* notes the first files cached */
 	uint32_t			 rec_ses, rec_uid;	/* the session's, if known */
 	int				 watch[AB_MASKD_WATCH_MAX];
 	size_t				 nwatch;
@@ -302,6 +303,14 @@ ancestor_in_history(const struct ab_maskd *e, const char *path)
 	return 0;
 }
 
+/* Is the inode KEY, reached at PATH, in S (itself, or a directory above it)? */
+static int
+in_history(struct ab_maskd *e, const struct ab_maskd_key *k, const char *path)
+{
+	return ab_maskd_history_has(e->h, k) ||
+	    (ab_maskd_history_ndirs(e->h) != 0 && ancestor_in_history(e, path));
+}
+
 /*
  * The rule to answer the event on FD of process PID with (0: allow); *CACHE: may be
  * cached if allowed.  The creating-open exception needs all of: the tracking group
@@ -329,8 +338,7 @@ judge(struct ab_maskd *e, int fd, pid_t pid, int *cache)
 	    st.st_nlink == 1 && st.st_size == 0;
 	q.is_dir = S_ISDIR(st.st_mode);
 	q.unlinked = st.st_nlink == 0;
-	q.in_history = ab_maskd_history_has(e->h, &k) ||
-	    (ab_maskd_history_ndirs(e->h) != 0 && ancestor_in_history(e, path));
+	q.in_history = in_history(e, &k, path);
 	rule = ab_maskd_decide(e->d, &q);
 	/* A masked name seen at open joins S too: `ln .env y` after a denied open of a
 	 * .env that existed before we started is then caught (no tracking event saw it). */
@@ -455,8 +463,11 @@ serve(struct ab_maskd *e, size_t len, int *err)
 		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
 			*err = r;
 		/* The cache is an optimisation: failing to add it only costs the next open. */
-		if (r == 0 && cache && ab_maskd_group_cache(e->perm, md.fd) == 0)
+		if (r == 0 && cache && ab_maskd_group_cache(e->perm, md.fd) == 0) {
 			e->st.cached++;
+			if (e->warm != NULL && !ab_maskd_in_tree(e->d, e->path))
+				ab_maskd_warm_note(e->warm, e->path);
+		}
 		if (rule != 0)
 			e->st.denied++;
 		else
@@ -477,6 +488,73 @@ deny_queued(struct ab_maskd *e, int *err)
 			return;
 		serve(e, (size_t)n, err);
 	}
+}
+
+void
+ab_maskd_warm_collect(struct ab_maskd *e, struct ab_maskd_warm *w)
+{
+	e->warm = w;
+}
+
+/* The root of the session whose pid 1 PIDFD is, O_PATH (no permission event), or -1. */
+static int
+session_root(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	char proc[64];
+	pid_t pid;
+	int root;
+
+	if (ab_pidfd_pid(pidfd, &pid) != 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
+	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	/* Opened after the pid was read: pid 1 still running says the pid was not reused. */
+	if (poll(&p, 1, 0) != 0) {
+		(void)close(root);
+		return -1;
+	}
+	return root;
+}
+
+size_t
+ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
+{
+	struct ab_maskd_query q;
+	struct ab_maskd_key k;
+	struct stat st;
+	size_t off = 0, n = 0;
+	int root, host, fd;
+
+	if (len == 0 || (root = session_root(pidfd)) == -1)
+		return 0;
+	/* A real fd (open_by_handle_at refuses O_PATH) of the host's root, unmarked. */
+	if ((host = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		(void)close(root);
+		return 0;
+	}
+	while (ab_maskd_warm_next(list, len, &off, e->path, sizeof(e->path))) {
+		if (ab_maskd_in_tree(e->d, e->path) ||
+		    (fd = ab_maskd_warm_open(root, host, e->path, &st)) < 0)
+			continue;
+		/* judge's decision for an open of this inode at this path, now. */
+		q = (struct ab_maskd_query){ .path = e->path };
+		if (ab_maskd_key_of_fd(fd, &k) == 0 && !in_history(e, &k, e->path) &&
+		    ab_maskd_decide(e->d, &q) == 0 && ab_maskd_group_cache(e->perm, fd) == 0) {
+			n++;
+			/* Its opens are not asked now: noted here, or the next session's set
+			 * would hold only what this one was asked about. */
+			if (e->warm != NULL)
+				ab_maskd_warm_note(e->warm, e->path);
+		}
+		(void)close(fd);
+	}
+	(void)close(host);
+	(void)close(root);
+	e->path[0] = '\0';
+	e->st.warm += n;
+	return n;
 }
 
 int

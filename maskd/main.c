@@ -53,6 +53,7 @@ struct args {
 	int		 daemon, foreground;
 	int		 netns_pool;	/* -1: the default */
 	int		 walk_index;	/* --walk-index 0|1, 1 by default */
+	int		 warm;		/* --warm 0|1, 1 by default */
 };
 
 static void
@@ -76,6 +77,15 @@ count(const char *s)
 	return (size_t)v;
 }
 
+/* A switch's 0 or 1; anything else ends the program. */
+static int
+zero_one(const char *opt, const char *arg)
+{
+	if (strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0)
+		die("--%s %s: 0 or 1", opt, arg);
+	return arg[0] == '1';
+}
+
 static void
 parse(int argc, char **argv, struct args *a)
 {
@@ -89,6 +99,7 @@ parse(int argc, char **argv, struct args *a)
 		{ "learn-max", required_argument, NULL, 'l' },
 		{ "netns-pool", required_argument, NULL, 'n' },
 		{ "walk-index", required_argument, NULL, 'w' },
+		{ "warm", required_argument, NULL, 'W' },
 		{ "daemon", no_argument, NULL, 'D' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "control", required_argument, NULL, 'c' },
@@ -122,9 +133,10 @@ parse(int argc, char **argv, struct args *a)
 			a->netns_pool = optarg[0] - '0';
 			break;
 		case 'w':	/* 0: every login walks all its trees (measurements, tests) */
-			if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
-				die("--walk-index %s: 0 or 1", optarg);
-			a->walk_index = optarg[0] == '1';
+			a->walk_index = zero_one("walk-index", optarg);
+			break;
+		case 'W':	/* 0: no session is answered ahead (measurements) */
+			a->warm = zero_one("warm", optarg);
 			break;
 		case 'l':	/* tests: a learning session's table fills early */
 			if ((a->learn_max = count(optarg)) == 0)
@@ -147,7 +159,7 @@ parse(int argc, char **argv, struct args *a)
 int
 main(int argc, char **argv)
 {
-	struct args a = { .netns_pool = -1, .walk_index = 1 };
+	struct args a = { .netns_pool = -1, .walk_index = 1, .warm = 1 };
 	struct ab_maskd_decider *d;
 	struct ab_maskd_stats st;
 	struct ab_maskrec_stats rs;
@@ -166,7 +178,7 @@ main(int argc, char **argv)
 			.foreground = a.foreground, .history_max = a.history_max,
 			.learn_max = a.learn_max,
 			.netns_pool = a.netns_pool < 0 ? AB_NETPOOL_MAX : (size_t)a.netns_pool,
-			.walk_index = a.walk_index,
+			.walk_index = a.walk_index, .warm = a.warm,
 		};
 
 		return ab_maskd_serve(&o);

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "abutil.h"
@@ -120,6 +121,38 @@ struct ab_maskd_query {
  */
 unsigned int	ab_maskd_decide(const struct ab_maskd_decider *d,
 	    const struct ab_maskd_query *q);
+
+/* 1 if PATH (absolute) is inside one of D's trees (a learning session's tree "/" holds
+ * every path), else 0. */
+int	ab_maskd_in_tree(const struct ab_maskd_decider *d, const char *path);
+
+/* ---- warm.c ---- */
+
+/*
+ * The warm set: the first files a session's reader allowed and cached outside every
+ * tree, given to the next session of the same user, whose reader marks them before the
+ * session asks (warm.c says why that is the answer an open would get).
+ */
+#define AB_MASKD_WARM_MAX	64		/* paths */
+#define AB_MASKD_WARM_BYTES	8192		/* their lines, each ending in '\n' */
+struct ab_maskd_warm {
+	char	buf[AB_MASKD_WARM_BYTES];
+	size_t	len, n;
+};
+/* Append PATH if it is absolute, one line, and both bounds leave room; else nothing. */
+void	ab_maskd_warm_note(struct ab_maskd_warm *w, const char *path);
+/* The next path of LIST[0..LEN) from *OFF into OUT[0..OUTLEN): 1, or 0 at the end.  Lines
+ * that are empty, relative, too long, hold a NUL or lack their newline are skipped. */
+int	ab_maskd_warm_next(const char *list, size_t len, size_t *off, char *out,
+	    size_t outlen);
+/*
+ * A readable fd of the file the session sees at PATH (absolute), resolved beneath ROOT
+ * (its pid 1's root) with O_PATH and no symlink, and opened by handle through HOST_ROOT
+ * (a directory of the host's root filesystem, which no session marks); *ST its stat.
+ * -EPERM unless it is a regular file with one link, -EXDEV when it is not on
+ * HOST_ROOT's filesystem, or -errno.
+ */
+int	ab_maskd_warm_open(int root, int host_root, const char *path, struct stat *st);
 
 /* ---- history.c ---- */
 
@@ -236,6 +269,15 @@ void	ab_maskd_learn(struct ab_maskd *e, struct ab_learn *l);
  * kernel's FANOTIFY record (fan_info 10001) is theirs.
  */
 void	ab_maskd_record(struct ab_maskd *e, struct ab_maskrec *r, uint32_t ses, uint32_t uid);
+/* Note in W (it stays the caller's) each file allowed and cached outside every tree,
+ * and each ab_maskd_warm_seed marks: set it before seeding. */
+void	ab_maskd_warm_collect(struct ab_maskd *e, struct ab_maskd_warm *w);
+/*
+ * Seed the verdict cache from LIST[0..LEN) (a warm set's lines), each path resolved in
+ * the session whose pid 1 is PIDFD's and judged as its open would be (warm.c).  Returns
+ * how many were marked; a path that cannot be is skipped (its open is asked).
+ */
+size_t	ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len);
 /* Deny every event queued now (failing closed while the session is being ended). */
 int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
@@ -250,7 +292,7 @@ int	ab_maskd_fd(const struct ab_maskd *e);
 int	ab_maskd_run(struct ab_maskd *e);
 /* Counters a test or the daemon's exit line reads. */
 struct ab_maskd_stats {
-	uint64_t	allowed, denied, cached, tracked, created;
+	uint64_t	allowed, denied, cached, tracked, created, warm;
 };
 void	ab_maskd_stats(const struct ab_maskd *e, struct ab_maskd_stats *out);
 

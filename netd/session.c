@@ -103,21 +103,6 @@ pidfd_alive(int pidfd)
 	return poll(&pfd, 1, 0) == 0;
 }
 
-/* The pid a pidfd refers to, from /proc/self/fdinfo (no privilege needed). */
-static int
-pidfd_pid(int pidfd, pid_t *pid)
-{
-	char path[64], buf[512], *p;
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if ((r = read_small(path, buf, sizeof(buf))) != 0)
-		return r;
-	if ((p = strstr(buf, "\nPid:\t")) == NULL || sscanf(p + 6, "%d", pid) != 1)
-		return -EBADF;	/* not a pidfd */
-	return 0;
-}
-
 /* Is socket fd, of the given type, bound to 127.0.0.1:port (and listening, for TCP)? */
 static int
 check_listener(int fd, int type, uint16_t port, ino_t *ino)
@@ -210,7 +195,7 @@ check_fds(struct ab_netd_daemon *d, int pidfd, pid_t pid, const int *fds, size_t
 	uint64_t first = 0, c;
 	pid_t got;
 
-	if (pidfd_pid(pidfd, &got) != 0 || got != pid)
+	if (ab_pidfd_pid(pidfd, &got) != 0 || got != pid)
 		return *why = "fd 0 is not the pidfd of init_pid", -EBADF;
 	for (i = 1; i < nfd; i++) {
 		bool gw = i >= AB_NETD_FD_GATEWAY;

@@ -17,7 +17,8 @@ SAN_TESTS  := $(T)/test_lib $(T)/test_pattern $(T)/test_plan $(T)/test_policy \
               $(T)/test_maskset $(T)/test_pam_prefilter $(T)/test_entry $(T)/test_shell \
               $(T)/unit/audit_record $(T)/unit/audit_bookkeeping $(B)/san/admin/admin_util \
               $(NETD_TESTS) $(T)/test_maskd_decide $(T)/test_maskd_history $(T)/netd_record \
-              $(T)/test_maskd_handoff $(T)/test_grants $(T)/test_maskd_record
+              $(T)/test_maskd_handoff $(T)/test_grants $(T)/test_maskd_record \
+              $(T)/test_maskd_warm
 UNIT_TESTS += $(SAN_TESTS) $(T)/test_pam_load $(sort $(wildcard tests/unit/*.t))
 
 # lib/ alone: hostile bytes through the text helpers.
@@ -39,6 +40,8 @@ $(T)/test_maskd_decide $(T)/test_maskd_history: $(T)/%: $(TS)/%.o \
 # maskd/'s record of each denial: its windows, counts and losses, through a fake sink.
 $(T)/test_maskd_record: $(TS)/test_maskd_record.o $(B)/san/maskd/record.o
 $(T)/test_maskd_record: TEST_LIBS = -laudit
+# maskd/'s warm set: its list, and (as root) what it agrees to open.
+$(T)/test_maskd_warm: $(TS)/test_maskd_warm.o $(B)/san/maskd/warm.o
 # maskd/'s hand-off message (pam_agentbox -> agentbox-maskd).
 $(T)/test_maskd_handoff: $(TS)/test_maskd_handoff.o $(B)/san/maskd/handoff.o $(POLICY_LIB_SAN)
 # audit/ without main.c.

@@ -30,17 +30,7 @@ P=/home/$U/proj
 install -d -m 0755 /usr/local/lib/abt-pam && install -m 0755 "$TRY" /usr/local/lib/abt-pam/ ||
     e2e_die "maskd-try"
 TRY=/usr/local/lib/abt-pam/maskd-try
-# FANOTIFY records are only written when some syscall rule is loaded (research 2.3):
-# one narrow rule for this uid's EPERM opens, removed by a defer.
-KEY=agentbox	# the review reads the exit rules by their key, as enroll writes them
-RULE=(-F arch=b64 -S open,openat,openat2 -F uid=$UID_A -F exit=-EPERM -k $KEY)
-# Keyed agentbox with one uid, it is an agent's rule: the audit scope rule is rebuilt to
-# exempt UID_A (the module refuses a login a loaded scope does not exempt), and again
-# without it once the rule is gone (defers run last first).
-defer "'$BUILD/agentbox' audit-scope >/dev/null"
-auditctl -a exit,always "${RULE[@]}" >/dev/null || e2e_die "audit rule"
-defer "auditctl -d exit,always ${RULE[*]}"
-"$BUILD/agentbox" audit-scope >/dev/null || e2e_die "agentbox audit-scope"
+pam_eperm_rule "$UID_A" || e2e_die "audit rule for uid $UID_A"
 
 install -d -o $U -g $U "$P" "$P/cmd" "$P/res"
 # Masked at login (a mask mount): the file the developer will save over.
@@ -83,24 +73,6 @@ run() {
 	rc=$(cat "$P/res/$n.rc" 2>/dev/null)
 }
 
-# fan_event SES: an audit event holding type=FANOTIFY resp=2 and a SYSCALL record with
-# ses=SES and this test's key (auditd writes asynchronously: poll up to 5 s).
-fan_event() {
-	local i
-	for i in $(seq 50); do
-		e2e_audit_records | awk -v ses="$1" -v path="$2" '
-		    match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
-			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s)
-			if ($0 ~ /type=FANOTIFY/ && $0 ~ / resp=2 /) f[s] = 1
-			if ($0 ~ /type=SYSCALL/ && $0 ~ (" ses=" ses " ")) y[s] = 1
-			if ($0 ~ /type=PATH/ && index($0, path) > 0) p[s] = 1
-		    }
-		    END { for (s in f) if ((s in y) && (s in p)) exit 0; exit 1 }' && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # denied WHAT PATH CMD: the agent's CMD (a maskd-try run) fails with EPERM, its open is
 # on the record with the session's ses and a PATH record naming PATH.
 denied() {
@@ -108,7 +80,7 @@ denied() {
 	if [ "$rc" = 1 ] && [[ $out == *EPERM* ]]; then ok "$1: EPERM"
 	else not_ok "$1: EPERM"; diag "rc=$rc out=$out"; fi
 	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
-	if fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+	if pam_fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
 	else not_ok "$1: no type=FANOTIFY resp=2 record with ses=$SES for $2"; fi
 }
 # root WHAT FILE: root outside still reads it.
@@ -175,7 +147,7 @@ eperm_sh() {
 	if [ "$rc" != 0 ] && [[ $out == *"Operation not permitted"* ]]; then ok "$1: EPERM"
 	else not_ok "$1: EPERM"; diag "rc=$rc out=$out"; fi
 	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
-	if fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+	if pam_fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
 	else not_ok "$1: no type=FANOTIFY resp=2 record with ses=$SES for $2"; fi
 }
 run "sh -c 'echo x > $P/newfile.pem'"
