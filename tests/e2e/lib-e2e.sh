@@ -9,7 +9,8 @@
 #   finish
 #
 # Also: e2e_ssh_bg (ssh in the background, E2E_BG_PID), e2e_sftp USER PORT BATCH,
-# e2e_audit_records (raw records since the mark), e2e_audit_rules_remove UID,
+# e2e_audit_records (raw records since the mark), e2e_fan_event SES [PATH] [INFO] (a live
+# mask denial on the record), e2e_audit_rules_remove UID,
 # e2e_wait_uid_gone UID [S], e2e_die MSG (a TAP failure that ends the test).
 #
 # The private world is a mount namespace in which /etc, /home, /usr/local, the PAM module
@@ -467,4 +468,26 @@ e2e_npm_agents_cache() {
 	    echo '{}' > package.json && npm install --cache "$E2E_NPM_CACHE" --no-audit \
 	    --no-fund $E2E_AGENT_PKGS >/dev/null 2>&1) ||
 	    skip_all "cannot fill the npm cache from the registry"
+}
+
+# e2e_fan_event SES [PATH] [INFO]: an audit event holding type=FANOTIFY resp=2 (with
+# fan_info=INFO, hex, if given), a SYSCALL record with ses=SES and (if given) a PATH
+# record naming PATH: a live mask's denial on the record (auditd writes asynchronously:
+# poll up to 5 s).
+e2e_fan_event() {
+	local i
+	for i in $(seq 50); do
+		e2e_audit_records | awk -v ses="$1" -v path="${2:-}" -v info="${3:-}" '
+		    match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
+			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s)
+			if ($0 ~ /type=FANOTIFY/ && $0 ~ / resp=2 / &&
+			    (info == "" || $0 ~ (" fan_info=" info " ")))
+				f[s] = 1
+			if ($0 ~ /type=SYSCALL/ && $0 ~ (" ses=" ses " ")) y[s] = 1
+			if (path == "" || ($0 ~ /type=PATH/ && index($0, path) > 0)) p[s] = 1
+		    }
+		    END { for (s in f) if ((s in y) && (s in p)) exit 0; exit 1 }' && return 0
+		sleep 0.1
+	done
+	return 1
 }

@@ -11,7 +11,6 @@
 #   pam_user NAME [SHELL]          create NAME (home under the world's /home)
 #   pam_authlog_since; pam_authlog_find REGEX     auth log lines written since the mark
 #   pam_eperm_rule UID             an agentbox-keyed exit rule for UID's EPERM opens
-#   pam_fan_event SES PATH         a mask denial of PATH in session SES is on the record
 
 PAM_SO="$BUILD/pam_agentbox.so"
 PAM_INIT="$BUILD/agentbox-init"
@@ -66,24 +65,6 @@ pam_eperm_rule() {
 	auditctl -a exit,always $rule >/dev/null || return 1
 	defer "auditctl -d exit,always $rule"
 	"$BUILD/agentbox" audit-scope >/dev/null
-}
-
-# pam_fan_event SES PATH: an audit event holding type=FANOTIFY resp=2, a SYSCALL record
-# with ses=SES and a PATH record naming PATH (auditd writes asynchronously: poll 5 s).
-pam_fan_event() {
-	local i
-	for i in $(seq 50); do
-		e2e_audit_records | awk -v ses="$1" -v path="$2" '
-		    match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
-			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s)
-			if ($0 ~ /type=FANOTIFY/ && $0 ~ / resp=2 /) f[s] = 1
-			if ($0 ~ /type=SYSCALL/ && $0 ~ (" ses=" ses " ")) y[s] = 1
-			if ($0 ~ /type=PATH/ && index($0, path) > 0) p[s] = 1
-		    }
-		    END { for (s in f) if ((s in y) && (s in p)) exit 0; exit 1 }' && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # pam_maskd_start [ARGS...]: this world's agentbox-maskd in the foreground, its log in

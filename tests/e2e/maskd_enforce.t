@@ -47,24 +47,6 @@ agent() {
 	ses=$(cat "$W/ses")
 }
 
-# fan_event SES INFO: an audit event holding type=FANOTIFY resp=2 fan_info=INFO (hex)
-# and a SYSCALL record with ses=SES (auditd writes asynchronously: poll up to 5 s).
-fan_event() {
-	local i
-	for i in $(seq 50); do
-		e2e_audit_records | awk -v ses="$1" -v info="$2" '
-		    match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
-			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s)
-			if ($0 ~ /type=FANOTIFY/ && $0 ~ / resp=2 / && $0 ~ (" fan_info=" info " "))
-				f[s] = 1
-			if ($0 ~ /type=SYSCALL/ && $0 ~ (" ses=" ses " ")) y[s] = 1
-		    }
-		    END { for (s in f) if (s in y) exit 0; exit 1 }' && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # denied WHAT INFO OP ARGS...: the agent's OP fails with EPERM and is on the record.
 denied() {
 	local what=$1 info=$2
@@ -72,7 +54,7 @@ denied() {
 	agent "$@"
 	is "$rc" 1 "$what: EPERM"
 	[ "$rc" = 1 ] || diag "$out"
-	if fan_event "$ses" "$info"; then
+	if e2e_fan_event "$ses" "" "$info"; then
 		ok "$what: type=FANOTIFY resp=2 fan_info=$info in the event of ses=$ses"
 	else
 		not_ok "$what: no type=FANOTIFY resp=2 fan_info=$info with ses=$ses"
@@ -188,7 +170,7 @@ wait $!
 read -r rc ses < "$W/r9.rc"
 is "$rc" 1 "row 9: the stale fd of the replaced .env reopened: EPERM"
 unlike "$(cat "$W/r9.out")" SECRET "row 9: no secret read"
-if fan_event "$ses" 1; then ok "row 9: on the record with ses=$ses"; else not_ok "row 9: no record for ses=$ses"; fi
+if e2e_fan_event "$ses" "" 1; then ok "row 9: on the record with ses=$ses"; else not_ok "row 9: no record for ses=$ses"; fi
 # Row 16: a cached inode renamed to .env and written by the developer.
 mkdir -p "$H/r16" && dev r16/f plain
 agent read "$S/r16/f"

@@ -80,7 +80,7 @@ denied() {
 	if [ "$rc" = 1 ] && [[ $out == *EPERM* ]]; then ok "$1: EPERM"
 	else not_ok "$1: EPERM"; diag "rc=$rc out=$out"; fi
 	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
-	if pam_fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+	if e2e_fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
 	else not_ok "$1: no type=FANOTIFY resp=2 record with ses=$SES for $2"; fi
 }
 # root WHAT FILE: root outside still reads it.
@@ -147,7 +147,7 @@ eperm_sh() {
 	if [ "$rc" != 0 ] && [[ $out == *"Operation not permitted"* ]]; then ok "$1: EPERM"
 	else not_ok "$1: EPERM"; diag "rc=$rc out=$out"; fi
 	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
-	if pam_fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+	if e2e_fan_event "$SES" "$2"; then ok "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
 	else not_ok "$1: no type=FANOTIFY resp=2 record with ses=$SES for $2"; fi
 }
 run "sh -c 'echo x > $P/newfile.pem'"

@@ -75,28 +75,29 @@ if [ -n "$a2" ] && [ "$a2" -lt "${a1:-0}" ]; then
 	ok "login 2's reader was asked fewer times ($a2 opens against $a1)"
 else not_ok "login 2's reader was asked $a2 times, login 1's $a1"; fi
 
+# made_then_read WHAT FILE READ: FILE (a masked name) is made from outside 0.5 s into a
+# login that reads READ 1.5 s in: EPERM, no secret, the kernel's event with its ses and
+# READ's PATH record.
+made_then_read() {
+	( sleep 0.5; printf 'SECRET-%s' "$RANDOM" > "$2" ) &
+	login "sleep 1.5; $TRY read $3"
+	wait $!	# not the world's agentbox-maskd, also a child of this shell
+	like "$out" "EPERM" "$1: denied (EPERM)"
+	[[ $out != *SECRET* ]] || not_ok "$1: the secret leaked: $out"
+	e2e_fan_event "$SES" "$3"
+	check $? "$1: type=FANOTIFY resp=2 in the event of ses=$SES"
+}
+
 # The masks hold the same in a warm login.
 login "$TRY read $P/.env"
 like "$out" "EACCES" "a warm login: .env at login is masked"
 [[ $out != *SECRET* ]] || not_ok "the secret leaked: $out"
-( sleep 0.5; printf 'SECRET-1' > "$P/late.pem" ) &
-login "sleep 1.5; $TRY read $P/late.pem"
-wait $!
-like "$out" "EPERM" "a warm login: a *.pem made during it is denied (EPERM)"
-[[ $out != *SECRET* ]] || not_ok "the secret leaked: $out"
-pam_fan_event "$SES" "$P/late.pem"
-check $? "...type=FANOTIFY resp=2 in the event of ses=$SES"
+made_then_read "a warm login: a *.pem made during it" "$P/late.pem" "$P/late.pem"
 
 # A path the last logins read, now a symlink to a masked name (made during the login):
 # the reader does not follow it ahead, and the read through it is judged at the target.
 rm -f "$OUT/lib.txt" && ln -s "$P/later.env" "$OUT/lib.txt" || e2e_die "symlink"
-( sleep 0.5; printf 'SECRET-2' > "$P/later.env" ) &
-login "sleep 1.5; $TRY read $OUT/lib.txt"
-wait $!
-like "$out" "EPERM" "a warm path turned into a symlink to a new .env: denied (EPERM)"
-[[ $out != *SECRET* ]] || not_ok "the secret leaked: $out"
-pam_fan_event "$SES" "$OUT/lib.txt"
-check $? "...type=FANOTIFY resp=2 in the event of ses=$SES (the path opened)"
+made_then_read "a warm path turned into a symlink to a new .env" "$P/later.env" "$OUT/lib.txt"
 for i in $(seq 50); do
 	e2e_audit_records | grep -F "op=agentbox-mask ses=$SES " |
 	    grep -qF " path=\"$P/later.env\" pattern=\"*.env\" " && break
