@@ -61,6 +61,7 @@ struct sess {
 	int		 pid1;		/* pidfd of the session's pid 1; -1 once it is gone */
 	int		 perm, track;	/* our copies of both groups */
 	int		 warm;		/* the reader's warm set comes on this pipe; -1 */
+	char		 policy[AB_MASKD_POLICY_HEX + 1];	/* its user's, as sent */
 };
 
 #define WATCH_RETRY_MS	1000	/* a watcher that failed to start is started again */
@@ -83,12 +84,15 @@ static struct pending {
 static char unboxed_dir[108];
 /*
  * The warm set of the last few users (maskd/warm.c): what a reader sent as it ended,
- * inherited by the next reader of that uid at its fork.  Least recently stored goes.
+ * inherited by the next reader of that uid and policy at its fork (a path one policy's
+ * Landlock let the session read may be one another's does not).  Least recently stored
+ * goes.
  */
 #define WARM_UIDS	32
 static struct warm_slot {
 	int			 used;
 	uint32_t		 uid;
+	char			 policy[AB_MASKD_POLICY_HEX + 1];
 	unsigned long long	 stamp;
 	struct ab_maskd_warm	 w;
 } warm_slots[WARM_UIDS];
@@ -170,22 +174,24 @@ learning_trees(const struct ab_maskd_open *m, struct ab_strv *out)
 }
 
 static struct warm_slot *
-warm_of(uint32_t uid)
+warm_of(uint32_t uid, const char *policy)
 {
 	size_t i;
 
 	for (i = 0; i < WARM_UIDS; i++)
-		if (warm_slots[i].used && warm_slots[i].uid == uid)
+		if (warm_slots[i].used && warm_slots[i].uid == uid &&
+		    strcmp(warm_slots[i].policy, policy) == 0)
 			return &warm_slots[i];
 	return NULL;
 }
 
-/* Keep the warm set a reader of UID sent on FD (non-blocking, written before it ended). */
+/* Keep the warm set a reader of UID under POLICY sent on FD (non-blocking, written
+ * before it ended).  A user's set under another policy is replaced. */
 static void
-warm_keep(uint32_t uid, int fd)
+warm_keep(uint32_t uid, const char *policy, int fd)
 {
 	static struct ab_maskd_warm w;
-	struct warm_slot *slot = warm_of(uid), *oldest = &warm_slots[0];
+	struct warm_slot *slot = NULL, *oldest = &warm_slots[0];
 	ssize_t n;
 	size_t i;
 
@@ -193,7 +199,7 @@ warm_keep(uint32_t uid, int fd)
 		return;		/* none sent: a reader that failed, or nothing cached */
 	w.len = (size_t)n;
 	for (i = 0; slot == NULL && i < WARM_UIDS; i++) {
-		if (!warm_slots[i].used) {
+		if (!warm_slots[i].used || warm_slots[i].uid == uid) {
 			slot = &warm_slots[i];
 			break;
 		}
@@ -204,6 +210,7 @@ warm_keep(uint32_t uid, int fd)
 		slot = oldest;
 	slot->used = 1;
 	slot->uid = uid;
+	memcpy(slot->policy, policy, sizeof(slot->policy));
 	slot->stamp = ++warm_clock;
 	memcpy(slot->w.buf, w.buf, w.len);
 	slot->w.len = w.len;
@@ -270,7 +277,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 	/* Answer ahead what this user's last session opened first, and note this one's. A
 	 * learning session's tree is "/": nothing is outside it, so it has no warm set. */
 	if (warm_fd >= 0 && !m->learn) {
-		const struct warm_slot *ws = warm_of(m->uid);
+		const struct warm_slot *ws = warm_of(m->uid, m->policy);
 
 		ab_maskd_warm_collect(e, &warm);
 		if (ws != NULL)
@@ -558,7 +565,7 @@ take_session(int listen_fd, int conn)
 		return 0;
 	}
 	/* The warm set is an optimisation: without its pipe the session is only slower. */
-	if (!opts->warm || pipe2(warm, O_CLOEXEC | O_NONBLOCK) == -1)
+	if (!opts->warm || m.policy[0] == '\0' || pipe2(warm, O_CLOEXEC | O_NONBLOCK) == -1)
 		warm[0] = warm[1] = -1;
 	if ((pid = fork()) == -1) {
 		r = errno;
@@ -579,6 +586,7 @@ take_session(int listen_fd, int conn)
 	*s = (struct sess){ .used = 1, .ses = m.ses, .uid = m.uid, .reader = pid,
 	    .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
 	    .track = fds[AB_MASKD_FD_TRACK], .warm = warm[0] };
+	memcpy(s->policy, m.policy, sizeof(s->policy));
 	if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1) {
 		/* Without it we could not see the reader die: end the session now. */
 		say(LOG_ERR, "ses %u: pidfd_open(reader): %m: ending the session", m.ses);
@@ -614,7 +622,7 @@ reader_gone(struct sess *s)
 	(void)close(s->reader_pidfd);
 	s->reader_pidfd = -1;
 	if (s->warm >= 0) {
-		warm_keep(s->uid, s->warm);
+		warm_keep(s->uid, s->policy, s->warm);
 		(void)close(s->warm);
 		s->warm = -1;
 	}

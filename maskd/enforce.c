@@ -256,6 +256,29 @@ resolve(void *arg, const int32_t fsid[2], const struct ab_maskd_key *dir, const 
 	return 0;
 }
 
+/*
+ * ab_maskd_added_fn: an inode that joins S loses its verdict cache mark, if it has one
+ * (a first open's, or the warm set's): its next open is asked, and denied by S.  Without
+ * this a cached file renamed or linked to a masked name stayed allowed until written.
+ * Between the rename and this drain (the loop polls the tracking group) an open can
+ * still pass.  Every key in S is on a tracked filesystem, which has a mount fd here.
+ */
+static void
+uncache(void *arg, const struct ab_maskd_key *k)
+{
+	const struct ab_maskd *e = arg;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < e->nm; i++)
+		if (memcmp(e->m[i].fsid, k->fsid, sizeof(k->fsid)) == 0)
+			break;
+	if (i == e->nm || (fd = ab_maskd_key_open(e->m[i].fd, k)) < 0)
+		return;		/* gone, or never reachable here: nothing to open it by */
+	(void)ab_maskd_group_uncache_fd(e->perm, fd);	/* -ENOENT: it had none */
+	(void)close(fd);
+}
+
 /* Everything the tracking group queued so far, into S.  0 or -errno (fail closed). */
 static int
 drain(struct ab_maskd *e)
@@ -266,7 +289,8 @@ drain(struct ab_maskd *e)
 	for (;;) {
 		if ((n = read(e->track, e->tbuf, BUF_SIZE)) == -1)
 			return errno == EAGAIN ? 0 : -errno;
-		if ((r = ab_maskd_history_feed(e->h, e->d, e->tbuf, (size_t)n, resolve, e)) != 0)
+		if ((r = ab_maskd_history_feed(e->h, e->d, e->tbuf, (size_t)n, resolve, uncache,
+		    e)) != 0)
 			return r;
 	}
 }
@@ -525,23 +549,19 @@ ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
 	struct ab_maskd_key k;
 	struct stat st;
 	size_t off = 0, n = 0;
-	int root, host, fd;
+	int root, fd;
 
-	if (len == 0 || (root = session_root(pidfd)) == -1)
+	/* S as an open now would see it: what the tracking group queued since the marks. */
+	if (len == 0 || drain(e) != 0 || (root = session_root(pidfd)) == -1)
 		return 0;
-	/* A real fd (open_by_handle_at refuses O_PATH) of the host's root, unmarked. */
-	if ((host = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		(void)close(root);
-		return 0;
-	}
 	while (ab_maskd_warm_next(list, len, &off, e->path, sizeof(e->path))) {
 		if (ab_maskd_in_tree(e->d, e->path) ||
-		    (fd = ab_maskd_warm_open(root, host, e->path, &st)) < 0)
+		    (fd = ab_maskd_warm_open(root, e->path, &st)) < 0)
 			continue;
 		/* judge's decision for an open of this inode at this path, now. */
 		q = (struct ab_maskd_query){ .path = e->path };
 		if (ab_maskd_key_of_fd(fd, &k) == 0 && !in_history(e, &k, e->path) &&
-		    ab_maskd_decide(e->d, &q) == 0 && ab_maskd_group_cache(e->perm, fd) == 0) {
+		    ab_maskd_decide(e->d, &q) == 0 && ab_maskd_group_cache_fd(e->perm, fd) == 0) {
 			n++;
 			/* Its opens are not asked now: noted here, or the next session's set
 			 * would hold only what this one was asked about. */
@@ -550,7 +570,6 @@ ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
 		}
 		(void)close(fd);
 	}
-	(void)close(host);
 	(void)close(root);
 	e->path[0] = '\0';
 	e->st.warm += n;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/fanotify.h>
 
 #include "maskd.h"
@@ -82,6 +83,31 @@ ab_maskd_group_cache(int perm, int fd)
 	    PERM_EVENTS, fd, NULL) == -1)
 		return -errno;
 	return 0;
+}
+
+/* The cache mark's path for FD: its /proc/self/fd link, which fanotify_mark resolves to
+ * the one inode FD names (an O_PATH fd too; a lookup, not an open: no event). */
+static int
+cache_fd(int perm, unsigned int flags, int fd)
+{
+	char link[32];
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (fanotify_mark(perm, flags, PERM_EVENTS, AT_FDCWD, link) == -1)
+		return -errno;
+	return 0;
+}
+
+int
+ab_maskd_group_cache_fd(int perm, int fd)
+{
+	return cache_fd(perm, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_EVICTABLE, fd);
+}
+
+int
+ab_maskd_group_uncache_fd(int perm, int fd)
+{
+	return cache_fd(perm, FAN_MARK_REMOVE | FAN_MARK_IGNORE, fd);
 }
 
 /*

@@ -92,6 +92,8 @@ ab_maskd_open_encode(const struct ab_maskd_open *m, char *buf, size_t len, size_
 	if ((r = put_trees(buf, len, &off, m->home, &m->projects)) != 0 ||
 	    (r = put_each(buf, len, &off, "pattern", &m->patterns, 0)) != 0)
 		return r;
+	if (m->policy[0] != '\0' && (r = put(buf, len, &off, "policy", m->policy)) != 0)
+		return r;
 	if (m->learn && ((r = put(buf, len, &off, "learn", "1")) != 0 ||
 	    (r = put_paths(buf, len, &off, "read", &m->reads)) != 0 ||
 	    (r = put_paths(buf, len, &off, "write", &m->writes)) != 0))
@@ -188,6 +190,13 @@ line(char *l, struct ab_maskd_open *m, unsigned *seen)
 		return val[0] != '/' ? -EINVAL : ab_strv_push(&m->projects, val);
 	if (strcmp(l, "pattern") == 0)
 		return ab_pattern_valid(val, &why) != 0 ? -EINVAL : ab_strv_push(&m->patterns, val);
+	if (strcmp(l, "policy") == 0) {
+		if (m->policy[0] != '\0' || strlen(val) != AB_MASKD_POLICY_HEX ||
+		    strspn(val, "0123456789abcdef") != AB_MASKD_POLICY_HEX)
+			return -EPROTO;
+		memcpy(m->policy, val, AB_MASKD_POLICY_HEX + 1);
+		return 0;
+	}
 	if (strcmp(l, "learn") == 0) {
 		if ((*seen & 8) || strcmp(val, "1") != 0)
 			return -EPROTO;

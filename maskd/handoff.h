@@ -5,9 +5,10 @@
  * message from the module, one reply from the daemon, then the module hangs up.
  *
  * The message is text, one "KEY VALUE" per line: "maskd 1", "ses N", "uid N", then
- * "home PATH" (at most once), "project PATH" and "pattern PAT" lines, and for a learning
- * session (policy learn = yes) "learn 1" followed by the policy's "read PATH" and "write
- * PATH" lines; with SCM_RIGHTS, in the order of enum ab_maskd_fd: the pidfd of the
+ * "home PATH" (at most once), "project PATH" and "pattern PAT" lines, "policy HEX" (at
+ * most once: the digest of the user's policy in force, which the warm set is kept by), and
+ * for a learning session (policy learn = yes) "learn 1" followed by the policy's "read
+ * PATH" and "write PATH" lines; with SCM_RIGHTS, in the order of enum ab_maskd_fd: the pidfd of the
  * session's pid 1, the permission group, the tracking group, then one directory fd per
  * filesystem the session's marked mounts are on (for open_by_handle_at), and last, for
  * a learning session, the learning group (maskd/learn.c).  The marks are in place when
@@ -45,6 +46,7 @@
 #define AB_MASKD_REPLY_MAX	256
 #define AB_MASKD_TIMEOUT_MS	1500		/* a login waits on it: under PAM's budget */
 #define AB_MASKD_FS_MAX		16		/* filesystems one session's trees span */
+#define AB_MASKD_POLICY_HEX	64		/* a SHA-256 digest in hex */
 /* Sessions one daemon enforces at once: two fanotify groups each (three when learning),
  * plus the daemon's own (the walk index's), and the kernel's default
  * fs.fanotify.max_user_groups, 128, is root's for them all. */
@@ -70,6 +72,9 @@ struct ab_maskd_open {
 	uint32_t	walk_id, walk_gen;
 	struct ab_strv	found;			/* its "found PATH" lines */
 	struct ab_strv	mounts;			/* its "mount PATH" lines */
+	/* "policy HEX": the digest of the user's policy in force (ab_policy_user_digest,
+	 * lowercase hex), which the reader's warm set is kept by; "": none sent. */
+	char		policy[AB_MASKD_POLICY_HEX + 1];
 };
 
 /*

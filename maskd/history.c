@@ -60,13 +60,13 @@ ab_maskd_key_of_fd(int fd, struct ab_maskd_key *key)
 }
 
 int
-ab_maskd_key_path(int mount_fd, const struct ab_maskd_key *key, char *out, size_t outlen)
+ab_maskd_key_open(int mount_fd, const struct ab_maskd_key *key)
 {
 	struct {
 		struct file_handle	fh;
 		unsigned char		h[AB_MASKD_HANDLE_MAX];
 	} b;
-	int fd, r;
+	int fd;
 
 	if (key->len > AB_MASKD_HANDLE_MAX)
 		return -EINVAL;
@@ -75,6 +75,16 @@ ab_maskd_key_path(int mount_fd, const struct ab_maskd_key *key, char *out, size_
 	memcpy(b.fh.f_handle, key->h, key->len);
 	if ((fd = open_by_handle_at(mount_fd, &b.fh, O_PATH | O_CLOEXEC)) == -1)
 		return -errno;
+	return fd;
+}
+
+int
+ab_maskd_key_path(int mount_fd, const struct ab_maskd_key *key, char *out, size_t outlen)
+{
+	int fd, r;
+
+	if ((fd = ab_maskd_key_open(mount_fd, key)) < 0)
+		return fd;
 	r = ab_fd_path(fd, out, outlen);
 	(void)close(fd);
 	return r;
@@ -235,6 +245,7 @@ struct feed {
 	struct ab_maskd_history		*h;
 	const struct ab_maskd_decider	*d;
 	ab_maskd_resolve_fn		 resolve;
+	ab_maskd_added_fn		 added;
 	void				*arg;
 };
 
@@ -262,14 +273,17 @@ feed_one(void *arg, const struct ab_maskd_dirent_ev *ev)
 	 * merged with a rename), of a file, with a pid we can see. */
 	if (ev->mask == FAN_CREATE && ev->pid > 0)
 		find(f->h->s, f->h->cap, &ev->target)->fresh = ev->pid;
+	if (f->added != NULL)
+		f->added(f->arg, &ev->target);
 	return 0;
 }
 
 int
 ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
-    const void *buf, size_t len, ab_maskd_resolve_fn resolve, void *arg)
+    const void *buf, size_t len, ab_maskd_resolve_fn resolve, ab_maskd_added_fn added,
+    void *arg)
 {
-	struct feed f = { h, d, resolve, arg };
+	struct feed f = { h, d, resolve, added, arg };
 
 	return ab_maskd_events_each(buf, len, feed_one, &f);
 }

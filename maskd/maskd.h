@@ -57,6 +57,10 @@ int	ab_maskd_group_mark_fs(int track, int fd);
  * regular files the enforcer allowed and that are not in the history.  0 or -errno.
  */
 int	ab_maskd_group_cache(int perm, int fd);
+/* The same mark, and its removal, on the file of FD (O_PATH too: through its
+ * /proc/self/fd link, which is no open).  0 or -errno (_uncache: -ENOENT if none). */
+int	ab_maskd_group_cache_fd(int perm, int fd);
+int	ab_maskd_group_uncache_fd(int perm, int fd);
 /*
  * A learning session's group (learn.c): FAN_CLASS_NOTIF, fd events, non-blocking.
  * _mark_learn: a mount mark for FAN_OPEN, FAN_OPEN_EXEC, FAN_CLOSE_WRITE on files and
@@ -146,13 +150,11 @@ void	ab_maskd_warm_note(struct ab_maskd_warm *w, const char *path);
 int	ab_maskd_warm_next(const char *list, size_t len, size_t *off, char *out,
 	    size_t outlen);
 /*
- * A readable fd of the file the session sees at PATH (absolute), resolved beneath ROOT
- * (its pid 1's root) with O_PATH and no symlink, and opened by handle through HOST_ROOT
- * (a directory of the host's root filesystem, which no session marks); *ST its stat.
- * -EPERM unless it is a regular file with one link, -EXDEV when it is not on
- * HOST_ROOT's filesystem, or -errno.
+ * An O_PATH fd of the file the session sees at PATH (absolute), resolved beneath ROOT
+ * (its pid 1's root) with no symlink followed; *ST its stat.  -EPERM unless it is a
+ * regular file with one link, or -errno.
  */
-int	ab_maskd_warm_open(int root, int host_root, const char *path, struct stat *st);
+int	ab_maskd_warm_open(int root, const char *path, struct stat *st);
 
 /* ---- history.c ---- */
 
@@ -171,6 +173,8 @@ int	ab_maskd_key_of_fd(int fd, struct ab_maskd_key *key);
  * 0 or -errno (-ESTALE: gone). */
 int	ab_maskd_key_path(int mount_fd, const struct ab_maskd_key *key, char *out,
 	    size_t outlen);
+/* An O_PATH fd of the file KEY names, through MOUNT_FD as above.  The fd or -errno. */
+int	ab_maskd_key_open(int mount_fd, const struct ab_maskd_key *key);
 
 struct ab_maskd_history;
 /* S, holding at most MAX inodes (beyond: -ENOSPC, and the enforcer fails closed). */
@@ -204,8 +208,11 @@ size_t	ab_maskd_history_size(const struct ab_maskd_history *h);
  */
 typedef int (*ab_maskd_resolve_fn)(void *arg, const int32_t fsid[2],
 	    const struct ab_maskd_key *dir, const char *name, char *out, size_t outlen);
+/* ADDED(ARG, key), if not NULL, is told of each inode the feed adds to S. */
+typedef void (*ab_maskd_added_fn)(void *arg, const struct ab_maskd_key *key);
 int	ab_maskd_history_feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d,
-	    const void *buf, size_t len, ab_maskd_resolve_fn resolve, void *arg);
+	    const void *buf, size_t len, ab_maskd_resolve_fn resolve, ab_maskd_added_fn added,
+	    void *arg);
 
 /* ---- events.c ---- */
 

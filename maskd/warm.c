@@ -16,14 +16,15 @@
  * inside a tree, in S or gone is not seeded, and its open is asked as before.
  *
  * The reader must never open anything through a marked mount (it would wait on
- * itself): the path is resolved O_PATH (no permission event), and the file opened for
- * the mark by its handle through a directory of the host's root, which no session
- * marks; the handle names that one inode, so what is marked is what was resolved.
+ * itself): the path is resolved O_PATH (no permission event, and no open that a host's
+ * integrity or audit watch would see), and the mark is placed through that fd's
+ * /proc/self/fd link, which names the one inode resolved (ab_maskd_group_cache_fd).
+ * Once marked, an inode that joins S loses its mark (enforce.c, uncache), as any cached
+ * inode does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,42 +72,22 @@ ab_maskd_warm_next(const char *list, size_t len, size_t *off, char *out, size_t 
 }
 
 int
-ab_maskd_warm_open(int root, int host_root, const char *path, struct stat *st)
+ab_maskd_warm_open(int root, const char *path, struct stat *st)
 {
-	struct {
-		struct file_handle	fh;
-		unsigned char		h[AB_MASKD_HANDLE_MAX];
-	} b;
 	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	struct stat hst;
-	int p, fd, mnt, e;
+	int fd, e;
 
 	if (path[0] != '/' || path[1] == '\0')
 		return -EINVAL;
-	if ((p = ab_openat2(root, path + 1, &how)) == -1)
+	if ((fd = ab_openat2(root, path + 1, &how)) == -1)
 		return -errno;
-	b.fh.handle_bytes = AB_MASKD_HANDLE_MAX;
-	if (fstat(p, st) == -1 || fstat(host_root, &hst) == -1)
+	if (fstat(fd, st) == -1)
 		e = errno;
 	else if (!S_ISREG(st->st_mode) || st->st_nlink != 1)
 		e = EPERM;	/* only what judge would cache, and one name only */
-	else if (st->st_dev != hst.st_dev)
-		e = EXDEV;	/* not on the host root's filesystem: no unmarked way in */
-	else if (name_to_handle_at(p, "", &b.fh, &mnt, AT_EMPTY_PATH) == -1)
-		e = errno;
 	else
-		e = 0;
-	(void)close(p);
-	if (e != 0)
-		return -e;
-	fd = open_by_handle_at(host_root, &b.fh, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-	    O_CLOEXEC);
-	if (fd == -1)
-		return -errno;
-	if (fstat(fd, &hst) == -1 || hst.st_ino != st->st_ino || hst.st_dev != st->st_dev) {
-		(void)close(fd);
-		return -ESTALE;	/* cannot be, the handle names the inode: refuse anyway */
-	}
-	return fd;
+		return fd;
+	(void)close(fd);
+	return -e;
 }

@@ -139,9 +139,10 @@ lock_registry(struct ab_sess *s)
 
 /* What a box is kept by: the user's policy in force (ab_policy_user_digest), not the
  * policy files, so another user's enrolment or a comment does not end the box.  Hashed
- * once per login: the decision and the registration both ask. */
-static int
-box_digest(struct ab_sess *s)
+ * once per login: the decision, the registration and the hand-off to agentbox-maskd
+ * (its warm set is kept by it) all ask. */
+int
+ab_box_digest(struct ab_sess *s)
 {
 	unsigned char d[AB_DIGEST_LEN];
 	int r;
@@ -174,7 +175,7 @@ ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how 
 	if (r != 0)
 		return ab_sess_fail(s, r, "%s/%u: unreadable box registry: %s", AB_BOX_DIR,
 		    (unsigned)s->uid, strerror(-r));
-	if ((r = box_digest(s)) != 0)
+	if ((r = ab_box_digest(s)) != 0)
 		return r;
 	pidfd = open_box_init(s, &e);
 	if (pidfd >= 0 && strcmp(s->box_digest, e.digest) == 0 && strcmp(s->user, e.user) == 0) {
@@ -227,7 +228,7 @@ ab_box_register(struct ab_sess *s)
 	if ((r = start_ticks(s->procfd, s->init_pid, &ticks)) != 0)
 		return ab_sess_fail(s, r, "start time of pid 1 %d: %s", (int)s->init_pid,
 		    strerror(-r));
-	if ((r = box_digest(s)) != 0)
+	if ((r = ab_box_digest(s)) != 0)
 		return r;
 	/* The user name is the policy's kind ([a-z_][a-z0-9_-]*, short): no blanks. */
 	n = snprintf(line, sizeof(line), "%s %d %llu %s %lld %s\n", s->box_id,

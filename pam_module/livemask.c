@@ -354,6 +354,10 @@ send_open(struct ab_sess *s, const int *fds, size_t nfds)
 	size_t len;
 	int r;
 
+	if ((r = ab_box_digest(s)) != 0)
+		return r;
+	_Static_assert(sizeof(m.policy) == sizeof(s->box_digest), "a digest in hex");
+	memcpy(m.policy, s->box_digest, sizeof(m.policy));
 	r = ab_maskd_open_encode(&m, msg, sizeof(msg), &len);
 	if (r != 0 && m.walked) {	/* the report is the index's, not the session's: too
 					 * big, or a path it cannot carry (a newline) */

@@ -197,6 +197,9 @@ int	ab_reaper_stop(int init_pidfd, pid_t init_pid);
  * of it is gone.
  */
 enum ab_box_how { AB_BOX_BUILD, AB_BOX_JOIN };
+/* S->box_digest: the hex digest of the user's policy in force, hashed once.  0 or -errno
+ * (refused). */
+int	ab_box_digest(struct ab_sess *s);
 int	ab_box_decide(struct ab_sess *s, int audit_fd, int force_build, enum ab_box_how *how);
 int	ab_box_join(struct ab_sess *s);
 int	ab_box_register(struct ab_sess *s);

@@ -7,7 +7,9 @@
 # fewer times; the masks hold the same in a warm login (a .env masked at login, a *.pem
 # made during it: EPERM on the record with its ses); a path the last logins read, turned
 # into a symlink to a masked file, is not followed ahead and reading through it is denied
-# on the record; with --warm 0 nothing is answered ahead.
+# on the record; a file answered ahead, or cached by a first open, that the host moves into
+# the project under a masked name is asked again and denied; with --warm 0 nothing is
+# answered ahead.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-pam.sh"
@@ -105,6 +107,22 @@ for i in $(seq 50); do
 done
 [ "$i" -lt 50 ] && ok "...and agentbox-maskd's record names the .env it reached, pattern *.env" ||
     not_ok "no op=agentbox-mask record of ses $SES for $P/later.env"
+
+# An inode that joins S loses its cache mark: a file answered ahead, and one cached by
+# the login's own first open, each moved by the host into the project under a masked
+# name during the login, are asked again at their next open and denied.
+rm -f "$OUT/lib.txt" && printf 'plain' > "$OUT/lib.txt" && printf 'plain' > "$OUT/own.txt"
+login "cat $OUT/lib.txt"	# asked (the last set had the symlink): noted again
+( sleep 0.5; mv "$OUT/lib.txt" "$P/moved.env"; mv "$OUT/own.txt" "$P/own.env" ) &
+login "cat $OUT/own.txt >/dev/null; sleep 1.5; $TRY read $P/moved.env; $TRY read $P/own.env"
+wait $!
+[ "$(ended warm)" -gt 0 ] 2>/dev/null && ok "that login answered files ahead" ||
+    not_ok "that login answered nothing ahead: $(ended warm)"
+is "$(grep -c EPERM <<<"$out")" 2 \
+    "moved into the project as .env: the file answered ahead and the one its first open cached are both denied" ||
+    diag "$out"
+e2e_fan_event "$SES" "$P/moved.env"
+check $? "...on the record with ses=$SES"
 
 # --warm 0: nothing answered ahead, even after logins.
 rm -f "$OUT/lib.txt" && printf 'plain' > "$OUT/lib.txt"

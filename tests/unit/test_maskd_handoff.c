@@ -9,6 +9,9 @@
 #include "tap.h"
 
 #define GOOD "maskd 1\nses 7\nuid 1001\nhome /home/a\nproject /home/a/p\npattern .env\n"
+#define HEX63 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"
+#define HEX64 HEX63 "f"
+#define UPPER64 "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF"
 
 static const struct {
 	const char	*msg;
@@ -43,6 +46,11 @@ static const struct {
 	    "a read line without learn" },
 	{ "maskd 1\nses 7\nuid 1\nlearn 1\nwrite rel\n", -EINVAL, "a relative write" },
 	/* A walk plan's report: "walked ID GEN", then the directories it found. */
+	{ GOOD "policy " HEX64 "\n", 0, "the policy's digest" },
+	{ GOOD "policy " HEX64 "\npolicy " HEX64 "\n", -EPROTO, "the digest twice" },
+	{ GOOD "policy " HEX63 "\n", -EPROTO, "a digest one digit short" },
+	{ GOOD "policy " HEX64 "0\n", -EPROTO, "a digest one digit long" },
+	{ GOOD "policy " UPPER64 "\n", -EPROTO, "a digest in capitals" },
 	{ GOOD "walked 33 4\nfound /home/a/p\nfound /home/a/p/cfg\n", 0, "a walk's report" },
 	{ GOOD "walked 33 4\n", 0, "a report that found nothing" },
 	{ GOOD "found /home/a/p\n", -EPROTO, "found before walked" },
@@ -165,6 +173,18 @@ main(void)
 	    strcmp(back.found.v[1], "/home/a/q") == 0, "a walk's report, both ways");
 	ab_maskd_open_free(&back);
 	m.walked = 0;
+
+	/* The policy's digest both ways; a message without one parses with none. */
+	memcpy(m.policy, HEX64, sizeof(m.policy));
+	ok(ab_maskd_open_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    ab_maskd_open_parse(buf, len, &back) == 0 && strcmp(back.policy, HEX64) == 0,
+	    "the policy's digest, both ways");
+	ab_maskd_open_free(&back);
+	m.policy[0] = '\0';
+	ok(ab_maskd_open_encode(&m, buf, sizeof(buf), &len) == 0 &&
+	    ab_maskd_open_parse(buf, len, &back) == 0 && back.policy[0] == '\0',
+	    "no digest sent: none parsed");
+	ab_maskd_open_free(&back);
 
 	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
 		struct ab_walkplan_req q;

@@ -120,7 +120,7 @@ in_s(const struct ab_maskd_history *h, unsigned char b)
 static int
 feed(struct ab_maskd_history *h, const struct ab_maskd_decider *d, const struct evbuf *e)
 {
-	return ab_maskd_history_feed(h, d, e->b, e->len, fake_resolve, NULL);
+	return ab_maskd_history_feed(h, d, e->b, e->len, fake_resolve, NULL, NULL);
 }
 
 static void
@@ -224,7 +224,7 @@ feeding(const struct ab_maskd_decider *d)
 	ok(feed(h, d, &e) == -EOVERFLOW, "a queue overflow: -EOVERFLOW (fail closed)");
 	e.len = 0;
 	create(&e, 1, ".env", 0x30, 0);
-	ok(ab_maskd_history_feed(h, d, e.b, e.len - 1, fake_resolve, NULL) == -EPROTO,
+	ok(ab_maskd_history_feed(h, d, e.b, e.len - 1, fake_resolve, NULL, NULL) == -EPROTO,
 	    "a truncated event: -EPROTO");
 	e.len = 0;		/* the name last, so that it can lose its NUL */
 	ev_begin(&e, FAN_CREATE);

@@ -1,7 +1,8 @@
 /*
  * maskd/warm.c: the warm set's list (bounded both ways, hostile lines skipped) and, as
- * root, what ab_maskd_warm_open agrees to open: only a regular file with one link,
- * reached without a symlink, on the host root's filesystem, and exactly that inode.
+ * root, what ab_maskd_warm_open agrees to resolve: only a regular file with one link,
+ * reached without a symlink, beneath the root it is given, as an O_PATH fd of exactly
+ * that inode.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,7 +105,7 @@ test_open(void)
 {
 	char *dir, f[128], l[128], h[128], d[128], s[128], through[160];
 	struct stat st, want;
-	int root, host, fd;
+	int root, fd;
 
 	if (geteuid() != 0 || (dir = scratch()) == NULL) {
 		ok(1, "opening # SKIP not root, or /var/tmp not on the root filesystem");
@@ -117,33 +118,40 @@ test_open(void)
 	snprintf(s, sizeof(s), "%s/symdir", dir);
 	snprintf(through, sizeof(through), "%s/symdir/file", dir);
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	host = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ok(root >= 0 && host >= 0 && close(open(f, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == 0 &&
+	ok(root >= 0 && close(open(f, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == 0 &&
 	    symlink(f, l) == 0 && mkdir(d, 0700) == 0 && symlink(dir, s) == 0 &&
 	    stat(f, &want) == 0, "scratch files in %s", dir);
 
-	fd = ab_maskd_warm_open(root, host, f, &st);
+	fd = ab_maskd_warm_open(root, f, &st);
 	ok(fd >= 0 && st.st_ino == want.st_ino, "a regular file with one link: opened (%d)", fd);
 	if (fd >= 0) {
 		struct stat got;
 
 		ok(fstat(fd, &got) == 0 && got.st_ino == want.st_ino && got.st_dev == want.st_dev &&
-		    (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY &&
-		    (fcntl(fd, F_GETFD) & FD_CLOEXEC), "the same inode, read-only, close-on-exec");
+		    (fcntl(fd, F_GETFL) & O_PATH) && (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+		    "the same inode, O_PATH (never opened), close-on-exec");
 		(void)close(fd);
 	}
-	ok(ab_maskd_warm_open(root, host, l, &st) == -EPERM,
+	ok(ab_maskd_warm_open(root, l, &st) == -EPERM,
 	    "a symlink: not followed (the link itself is no regular file)");
-	ok(ab_maskd_warm_open(root, host, through, &st) == -ELOOP,
+	ok(ab_maskd_warm_open(root, through, &st) == -ELOOP,
 	    "a path through a symlinked directory: refused");
-	ok(ab_maskd_warm_open(root, host, d, &st) == -EPERM, "a directory: refused");
-	ok(link(f, h) == 0 && ab_maskd_warm_open(root, host, f, &st) == -EPERM,
+	ok(ab_maskd_warm_open(root, d, &st) == -EPERM, "a directory: refused");
+	ok(link(f, h) == 0 && ab_maskd_warm_open(root, f, &st) == -EPERM,
 	    "a file with a second link: refused (its other name may be masked)");
-	ok(ab_maskd_warm_open(root, host, "/proc/version", &st) == -EXDEV,
-	    "a file on another filesystem: refused");
-	ok(ab_maskd_warm_open(root, host, "relative", &st) == -EINVAL &&
-	    ab_maskd_warm_open(root, host, "/", &st) == -EINVAL, "relative or the root: refused");
-	ok(ab_maskd_warm_open(root, host, "/no/such/file", &st) == -ENOENT, "gone: -ENOENT");
+	{
+		int sub = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		char up[160];
+
+		snprintf(up, sizeof(up), "/../file");
+		ok(sub >= 0 && ab_maskd_warm_open(sub, up, &st) == -EXDEV,
+		    "a path that climbs out of the root it is given: refused");
+		if (sub >= 0)
+			(void)close(sub);
+	}
+	ok(ab_maskd_warm_open(root, "relative", &st) == -EINVAL &&
+	    ab_maskd_warm_open(root, "/", &st) == -EINVAL, "relative or the root: refused");
+	ok(ab_maskd_warm_open(root, "/no/such/file", &st) == -ENOENT, "gone: -ENOENT");
 	(void)unlink(h);
 	(void)unlink(f);
 	(void)unlink(l);
@@ -151,7 +159,6 @@ test_open(void)
 	(void)rmdir(d);
 	(void)rmdir(dir);
 	(void)close(root);
-	(void)close(host);
 }
 
 int
