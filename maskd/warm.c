@@ -2,7 +2,7 @@
  * The warm set (issue 14: the login's fixed cost).  Every login's permission group is
  * new, so its verdict cache (an evictable ignore mark per allowed inode) starts empty,
  * and each first open through a marked mount waits for a round trip to the reader:
- * about 23 for `su AGENT -c true` when the trees share the root filesystem
+ * about 17 for `su AGENT -c true` when the trees share the root filesystem
  * (agentbox-shell, bash, the loader, the libraries, /etc).  The reader notes the first
  * files it allowed and cached outside every tree; the daemon gives them to the next
  * reader of the same user, which answers them before the session asks.
