@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "abutil.h"
@@ -229,6 +231,31 @@ test_io(void)
 	ok(ab_io_write_all(-1, "x", 1) == -EBADF, "io: bad fd is -EBADF");
 }
 
+/* ab_pidfd_pid: a live process's pid, a reaped one's refusal, a file that is no pidfd. */
+static void
+test_pidfd(void)
+{
+	pid_t pid = -1, child;
+	int fd, nul;
+
+	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	ok(fd >= 0 && ab_pidfd_pid(fd, &pid) == 0 && pid == getpid(), "pidfd: our own pid back");
+	if (fd >= 0)
+		close(fd);
+	if ((child = fork()) == 0)
+		_exit(0);
+	fd = (int)syscall(SYS_pidfd_open, child, 0);
+	ok(fd >= 0 && waitpid(child, NULL, 0) == child && ab_pidfd_pid(fd, &pid) == -EBADF,
+	    "pidfd: a process gone and reaped: -EBADF, not its old pid");
+	if (fd >= 0)
+		close(fd);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ok(nul >= 0 && ab_pidfd_pid(nul, &pid) == -EBADF, "pidfd: /dev/null is no pidfd");
+	if (nul >= 0)
+		close(nul);
+	ok(ab_pidfd_pid(-1, &pid) < 0, "pidfd: no fd at all refused");
+}
+
 int
 main(void)
 {
@@ -239,5 +266,6 @@ main(void)
 	test_strv();
 	test_names();
 	test_io();
+	test_pidfd();
 	return done_testing();
 }
