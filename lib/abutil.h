@@ -102,6 +102,9 @@ int	ab_user_name_valid(const char *name);
 
 /* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  0 or -errno. */
 int	ab_io_write_all(int fd, const void *buf, size_t len);
+/* One read of the file at PATH into BUF[0..CAP), NUL-terminated: what a procfs file
+ * gives whole on its first read.  The bytes read (0: empty), or -errno. */
+ssize_t	ab_read_small(const char *path, char *buf, size_t cap);
 /* The path of FD as the kernel shows it (readlink of /proc/self/fd/FD), NUL-terminated
  * in OUT[0..OUTLEN).  0, -ENAMETOOLONG, or -errno. */
 int	ab_fd_path(int fd, char *out, size_t outlen);

@@ -1,5 +1,6 @@
 /* Plain I/O helpers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,4 +67,23 @@ ab_mountinfo_fields(char *line, char *f[5])
 			return -EINVAL;
 	mountinfo_unescape(f[4]);
 	return 0;
+}
+
+ssize_t
+ab_read_small(const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+	int fd, e;
+
+	if (cap < 2)
+		return -EINVAL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -errno;
+	n = read(fd, buf, cap - 1);
+	e = errno;
+	(void)close(fd);
+	if (n < 0)
+		return -e;
+	buf[n] = '\0';
+	return n;
 }

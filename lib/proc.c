@@ -41,17 +41,10 @@ ab_pidfd_pid(int pidfd, pid_t *pid)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
-	int fd, e;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	e = errno;
-	(void)close(fd);
-	if (n <= 0)
-		return n == 0 ? -EIO : -e;
-	buf[n] = '\0';
+	if ((n = ab_read_small(path, buf, sizeof(buf))) <= 0)
+		return n == 0 ? -EIO : (int)n;
 	if ((p = strstr(buf, "\nPid:\t")) == NULL || sscanf(p + 6, "%d", pid) != 1 || *pid <= 0)
 		return -EBADF;	/* not a pidfd, or its process is gone (Pid: -1) */
 	return 0;
@@ -62,21 +55,12 @@ ab_proc_status(int pid, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
-	int fd, e;
 
-	if (len < 2)
-		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? -ESRCH : -errno;
 	/* One read: the kernel makes the whole file on the first; what a long group list
 	 * cuts off lies past every field asked for here. */
-	n = read(fd, buf, len - 1);
-	e = errno;
-	(void)close(fd);
-	if (n < 0)
-		return e == ESRCH ? -ESRCH : -e;
-	buf[n] = '\0';
+	if ((n = ab_read_small(path, buf, len)) < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
 	return 0;
 }
 

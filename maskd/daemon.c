@@ -190,30 +190,28 @@ warm_of(uint32_t uid, const char *policy)
 static void
 warm_keep(uint32_t uid, const char *policy, int fd)
 {
-	static struct ab_maskd_warm w;
-	struct warm_slot *slot = NULL, *oldest = &warm_slots[0];
+	struct warm_slot *slot = NULL, *other = &warm_slots[0];
 	ssize_t n;
 	size_t i;
 
-	if ((n = read(fd, w.buf, sizeof(w.buf))) <= 0)
-		return;		/* none sent: a reader that failed, or nothing cached */
-	w.len = (size_t)n;
+	/* UID's own slot; else a free one, else the one least recently stored. */
 	for (i = 0; slot == NULL && i < WARM_UIDS; i++) {
-		if (!warm_slots[i].used || warm_slots[i].uid == uid) {
+		if (warm_slots[i].used && warm_slots[i].uid == uid)
 			slot = &warm_slots[i];
-			break;
-		}
-		if (warm_slots[i].stamp < oldest->stamp)
-			oldest = &warm_slots[i];
+		else if (other->used && (!warm_slots[i].used ||
+		    warm_slots[i].stamp < other->stamp))
+			other = &warm_slots[i];
 	}
 	if (slot == NULL)
-		slot = oldest;
+		slot = other;
+	/* Read in place: a read that fails or finds nothing has written nothing. */
+	if ((n = read(fd, slot->w.buf, sizeof(slot->w.buf))) <= 0)
+		return;		/* none sent: a reader that failed, or nothing cached */
 	slot->used = 1;
 	slot->uid = uid;
 	memcpy(slot->policy, policy, sizeof(slot->policy));
 	slot->stamp = ++warm_clock;
-	memcpy(slot->w.buf, w.buf, w.len);
-	slot->w.len = w.len;
+	slot->w.len = (size_t)n;
 }
 
 /* The reader of one session: never returns.  FDS as received (handoff.h order); WARM_FD

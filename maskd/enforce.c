@@ -445,6 +445,21 @@ answer(int perm, int fd, unsigned int rule)
 	return -errno;
 }
 
+/* Note E->path, just cached, in the warm set if it is outside every tree.  A full set
+ * is let go: every later cached open of the session would only be refused by it. */
+static void
+note_warm(struct ab_maskd *e)
+{
+	if (e->warm == NULL)
+		return;
+	if (e->warm->n == AB_MASKD_WARM_MAX) {
+		e->warm = NULL;
+		return;
+	}
+	if (!ab_maskd_in_tree(e->d, e->path))
+		ab_maskd_warm_note(e->warm, e->path);
+}
+
 /*
  * The events in E->buf[0..LEN).  *ERR: 0 while serving; once set (here or by the
  * caller), every later event is denied.  Each event fd is closed after its answer.
@@ -489,8 +504,7 @@ serve(struct ab_maskd *e, size_t len, int *err)
 		/* The cache is an optimisation: failing to add it only costs the next open. */
 		if (r == 0 && cache && ab_maskd_group_cache(e->perm, md.fd) == 0) {
 			e->st.cached++;
-			if (e->warm != NULL && !ab_maskd_in_tree(e->d, e->path))
-				ab_maskd_warm_note(e->warm, e->path);
+			note_warm(e);
 		}
 		if (rule != 0)
 			e->st.denied++;
@@ -551,8 +565,12 @@ ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
 	size_t off = 0, n = 0;
 	int root, fd;
 
-	/* S as an open now would see it: what the tracking group queued since the marks. */
-	if (len == 0 || drain(e) != 0 || (root = session_root(pidfd)) == -1)
+	/* S as an open now would see it: what the tracking group queued since the marks.
+	 * A drain that fails has consumed what it read (an overflow event, say): kept as
+	 * the loop keeps one, so the first answer fails closed. */
+	if (len == 0 || e->track_err != 0)
+		return 0;
+	if ((e->track_err = drain(e)) != 0 || (root = session_root(pidfd)) == -1)
 		return 0;
 	while (ab_maskd_warm_next(list, len, &off, e->path, sizeof(e->path))) {
 		if (ab_maskd_in_tree(e->d, e->path) ||
@@ -565,8 +583,7 @@ ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
 			n++;
 			/* Its opens are not asked now: noted here, or the next session's set
 			 * would hold only what this one was asked about. */
-			if (e->warm != NULL)
-				ab_maskd_warm_note(e->warm, e->path);
+			note_warm(e);
 		}
 		(void)close(fd);
 	}
@@ -608,7 +625,7 @@ ab_maskd_run(struct ab_maskd *e)
 	p[0] = (struct pollfd){ .fd = e->perm, .events = POLLIN };
 	/* The tracking group is drained as it fills too, not only before an answer: a
 	 * session that opens nothing for hours must not leave the host's creates queued. */
-	p[1] = (struct pollfd){ .fd = e->track, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = e->track_err == 0 ? e->track : -1, .events = POLLIN };
 	/* A learning session's notifications: read between answers, never before one. */
 	p[2] = (struct pollfd){ .fd = e->learn != NULL ? ab_learn_fd(e->learn) : -1,
 	    .events = POLLIN };

@@ -75,12 +75,13 @@ ab_maskd_group_mark(int perm, int track, int dirfd)
 	return ab_maskd_group_mark_fs(track, dirfd);
 }
 
+/* EVICTABLE: the cache must not pin inodes.  No SURV_MODIFY: a write clears it. */
+#define CACHE_ADD	(FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_EVICTABLE)
+
 int
 ab_maskd_group_cache(int perm, int fd)
 {
-	/* EVICTABLE: the cache must not pin inodes.  No SURV_MODIFY: a write clears it. */
-	if (fanotify_mark(perm, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_EVICTABLE,
-	    PERM_EVENTS, fd, NULL) == -1)
+	if (fanotify_mark(perm, CACHE_ADD, PERM_EVENTS, fd, NULL) == -1)
 		return -errno;
 	return 0;
 }
@@ -101,7 +102,7 @@ cache_fd(int perm, unsigned int flags, int fd)
 int
 ab_maskd_group_cache_fd(int perm, int fd)
 {
-	return cache_fd(perm, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_EVICTABLE, fd);
+	return cache_fd(perm, CACHE_ADD, fd);
 }
 
 int

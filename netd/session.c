@@ -58,33 +58,17 @@ now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* A small procfs file, NUL-terminated: 0, or -errno (-EIO when empty). */
-static int
-read_small(const char *path, char *buf, size_t cap)
-{
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* Field 22 of /proc/PID/stat: when PID started, so a reused pid is never taken for it. */
 static int
 start_time(pid_t pid, unsigned long long *out)
 {
 	char path[64], buf[1024], *p;
-	int i, r;
+	ssize_t n;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((r = read_small(path, buf, sizeof(buf))) != 0)
-		return r;
+	if ((n = ab_read_small(path, buf, sizeof(buf))) <= 0)
+		return n == 0 ? -EIO : (int)n;
 	/* comm may hold spaces and ')': fields start after the last ')'. */
 	if ((p = strrchr(buf, ')')) == NULL)
 		return -EIO;

@@ -11,6 +11,7 @@
 #   pam_user NAME [SHELL]          create NAME (home under the world's /home)
 #   pam_authlog_since; pam_authlog_find REGEX     auth log lines written since the mark
 #   pam_eperm_rule UID             an agentbox-keyed exit rule for UID's EPERM opens
+#   pam_maskd_try                  TRY: the build's maskd-try where a session can run it
 
 PAM_SO="$BUILD/pam_agentbox.so"
 PAM_INIT="$BUILD/agentbox-init"
@@ -65,6 +66,15 @@ pam_eperm_rule() {
 	auditctl -a exit,always $rule >/dev/null || return 1
 	defer "auditctl -d exit,always $rule"
 	"$BUILD/agentbox" audit-scope >/dev/null
+}
+
+# pam_maskd_try: the build's tests/maskd-try installed where a session can run it (the
+# world's private /usr/local: a session's /tmp is its own); TRY names it.
+pam_maskd_try() {
+	[ -x "$BUILD/tests/maskd-try" ] || e2e_die "build first: make $BUILD/tests/maskd-try"
+	install -d -m 0755 /usr/local/lib/abt-pam &&
+	    install -m 0755 "$BUILD/tests/maskd-try" /usr/local/lib/abt-pam/ || e2e_die "maskd-try"
+	TRY=/usr/local/lib/abt-pam/maskd-try
 }
 
 # pam_maskd_start [ARGS...]: this world's agentbox-maskd in the foreground, its log in

@@ -17,8 +17,6 @@
 . "$(dirname "$0")/lib-pam.sh"
 E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
 command -v auditctl >/dev/null || skip_all "auditctl missing"
-TRY=$BUILD/tests/maskd-try
-[ -x "$TRY" ] || e2e_die "build first: make $TRY"
 pam_setup
 U=h12_ms1
 pam_user $U "$PAM_WORLD_SHELL"
@@ -26,10 +24,7 @@ pam_stack su
 UID_A=$(id -u $U)
 P=/home/$U/proj
 { cat "$TOP/policy/agentbox.conf"; printf '[user:%s]\nproject = %s\n' $U "$P"; } | pam_policy
-# maskd-try must be reachable inside: the session's /tmp is private.
-install -d -m 0755 /usr/local/lib/abt-pam && install -m 0755 "$TRY" /usr/local/lib/abt-pam/ ||
-    e2e_die "maskd-try"
-TRY=/usr/local/lib/abt-pam/maskd-try
+pam_maskd_try
 pam_eperm_rule "$UID_A" || e2e_die "audit rule for uid $UID_A"
 
 install -d -o $U -g $U "$P" "$P/cmd" "$P/res"

@@ -15,8 +15,6 @@
 . "$(dirname "$0")/lib-pam.sh"
 E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
 command -v auditctl >/dev/null || skip_all "auditctl missing"
-TRY=$BUILD/tests/maskd-try
-[ -x "$TRY" ] || e2e_die "build first: make $TRY"
 # The trees on the root filesystem: the world's /home is a tmpfs, and a session's /tmp and
 # /var/tmp are its own; /srv is the host's, in the world and in the session.
 [ -d /srv ] || skip_all "no /srv"
@@ -36,10 +34,7 @@ install -d -m 0755 "$OUT" || e2e_die "outside directory"
 printf 'SECRET-0' > "$P/.env" && chown $U: "$P/.env"
 printf 'plain' > "$OUT/lib.txt"
 { cat "$TOP/policy/agentbox.conf"; printf '[user:%s]\nproject = %s\n' $U "$P"; } | pam_policy
-# maskd-try must be reachable inside: the session's /tmp is private.
-install -d -m 0755 /usr/local/lib/abt-pam && install -m 0755 "$TRY" /usr/local/lib/abt-pam/ ||
-    e2e_die "maskd-try"
-TRY=/usr/local/lib/abt-pam/maskd-try
+pam_maskd_try
 pam_eperm_rule "$UID_A" || e2e_die "audit rule for uid $UID_A"
 
 # login CMD: one login running CMD; its output in out, its session id in SES.

@@ -229,6 +229,13 @@ test_io(void)
 	ok(ab_io_write_all(p[1], big, sizeof(big)) == -EPIPE, "io: a failed write is -errno");
 	close(p[1]);
 	ok(ab_io_write_all(-1, "x", 1) == -EBADF, "io: bad fd is -EBADF");
+	ok(ab_read_small("/proc/self/stat", back, sizeof(back)) == (ssize_t)sizeof(back) - 1 &&
+	    back[sizeof(back) - 1] == '\0', "io: read_small fills the buffer, NUL-terminated");
+	ok(ab_read_small("/dev/null", back, sizeof(back)) == 0 && back[0] == '\0',
+	    "io: read_small of an empty file: 0");
+	ok(ab_read_small("/nonexistent/x", back, sizeof(back)) == -ENOENT,
+	    "io: read_small of no file: -ENOENT");
+	ok(ab_read_small("/dev/null", back, 1) == -EINVAL, "io: read_small with no room: -EINVAL");
 }
 
 /* ab_pidfd_pid: a live process's pid, a reaped one's refusal, a file that is no pidfd. */
