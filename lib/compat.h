@@ -9,6 +9,7 @@
 #define AB_PAM_COMPAT_H
 
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -62,5 +63,14 @@ ab_statx_mnt_id(const struct statx *st)
 	__builtin_memcpy(&v, (const unsigned char *)st + AB_STATX_MNT_ID_OFF, sizeof(v));
 	return v;
 }
+
+/* A pidfd of a socket's peer (6.5), and the mount namespace of a pidfd's process (6.11):
+ * Debian 12's headers (6.1) have neither. */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+#endif
 
 #endif /* AB_PAM_COMPAT_H */

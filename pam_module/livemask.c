@@ -42,6 +42,7 @@
 struct marks {
 	int	fd[MOUNTS_MAX];
 	dev_t	dev[MOUNTS_MAX];
+	const char *path[MOUNTS_MAX];	/* into the mountinfo text: only while collecting */
 	size_t	n;
 	dev_t	tree_dev[AB_MASKD_FS_MAX];
 	size_t	ndev;
@@ -260,6 +261,23 @@ ab_each_mount(struct ab_sess *s, ab_mount_fn fn, void *ctx)
 }
 
 /*
+ * Is a mount at PATH collected already?  A path is opened once: every mount stacked on
+ * it (a pin's recursive bind copies the protects below it, and the copies cover the
+ * originals) is reached by that one name as the topmost, the only one a process of the
+ * session can reach.  Opening each line again would mark that same mount again.
+ */
+static int
+collected(const struct marks *mk, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < mk->n; i++)
+		if (strcmp(mk->path[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/*
  * mount_fn: keep an fd of every mount on a tree's filesystem, or, learning, of every
  * mount but learn_skips' own: Landlock's read set no longer keeps a learning session
  * from other trees' secrets, and masks outside the trees are maskd's alone
@@ -276,6 +294,8 @@ collect_one(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
 
 	if (!has_dev(mk->tree_dev, mk->ndev, dev) &&
 	    (mk->learn == -1 || learn_skips(path)))
+		return 0;
+	if (collected(mk, path))
 		return 0;
 	if ((fd = open_mount(s, path, &dev)) < 0)
 		return 0;
@@ -294,6 +314,7 @@ collect_one(struct ab_sess *s, void *ctx, dev_t dev, const char *path)
 		return ab_sess_fail(s, -E2BIG, WHO ": more than %d mounts to mark", MOUNTS_MAX);
 	}
 	mk->fd[mk->n] = fd;
+	mk->path[mk->n] = path;
 	mk->dev[mk->n++] = dev;
 	return 0;
 }

@@ -8,6 +8,8 @@
  * it with /bin/sh in a child (the session's pid 2, as su would, still root) and print
  * its status; pam_close_session twice (the second shows close is idempotent).
  * Prints "open=NAME [cmd=N] [close=NAME close2=NAME]", exits 0; 2 on a setup error.
+ * With AB_TRY_LINGER_MS=N, it stays N ms after that line before it ends the handle and
+ * exits, as a login's process may after its close (sshd's, an orchestrator's).
  * libpam reports a stack in which every module returned PAM_IGNORE as PAM_PERM_DENIED.
  * After the close, the session's pid namespace is dead and this process could not fork
  * any more (su and sshd exit there), and /proc shows the session's pid namespace, not
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -70,6 +73,18 @@ run_cmd(void)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static void
+linger(void)
+{
+	const char *v = getenv("AB_TRY_LINGER_MS");
+	long ms = v != NULL ? strtol(v, NULL, 10) : 0;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (ms > 0)
+		while (nanosleep(&ts, &ts) == -1)
+			;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -99,6 +114,8 @@ main(int argc, char **argv)
 		printf(" close2=%s", code_name(pam_close_session(pamh, 0)));
 	}
 	printf("\n");
+	fflush(stdout);
+	linger();
 	pam_end(pamh, rc);
 	if (setns(pidns, CLONE_NEWPID) == -1)
 		perror("pam_try: setns back to our pid namespace");

@@ -1,0 +1,146 @@
+#!/bin/bash
+# The box's mount namespace after the login (issue 14, the login's exit; maskd/daemon.c
+# world_hold): agentbox-maskd's reader holds the session's mount namespace while the
+# session runs, so that the login's process is not the last holder when it exits (the
+# unmount of the whole world falls in the reader's exit instead); it lets go once that
+# process is gone, or LOGIN_EXIT_WAIT_MS after the box's end when it lingers, and after
+# both nothing on the host holds it (DESIGN invariant 4).  Then the hand-off's "ok",
+# which comes before the reader's fork: a reader that cannot be forked ends the session
+# before its command runs, and says so on the record.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-e2e.sh"
+. "$(dirname "$0")/lib-pam.sh"
+E2E_NO_INSTALL=1 e2e_enter_private_world "$@"
+command -v auditctl >/dev/null || skip_all "auditctl missing"
+pam_setup
+TRY="$BUILD/tests/pam_try"
+[ -x "$TRY" ] || e2e_die "build first: make $TRY"
+U=h14_mw1
+pam_user $U "$PAM_WORLD_SHELL"
+pam_stack su
+UID_A=$(id -u $U)
+P=/home/$U/proj
+install -d -o $U -g $U "$P"
+printf 'SECRET' > "$P/.env" && chown $U: "$P/.env"
+{ cat "$TOP/policy/agentbox.conf"; printf '[user:%s]\nproject = %s\n' $U "$P"; } | pam_policy
+CONF="$E2E_DIR/pamconf"
+mkdir -p "$CONF" && echo "$PAM_LINE" > "$CONF/su" || e2e_die "pam confdir"
+OURS=$(readlink /proc/self/ns/mnt)
+
+# holders NS: the pids holding mount namespace NS ("mnt:[N]"), as theirs or by an fd.
+holders() {
+	find /proc/[0-9]*/ns/mnt /proc/[0-9]*/fd -maxdepth 1 -lname "${1//[/\\[}" 2>/dev/null |
+	    cut -d/ -f3 | sort -u
+}
+# session_of PID: once PID (a login's process) has unshared its mount namespace, set NS
+# and SES to that namespace and its audit session, READER to the session's reader.
+session_of() {
+	local i
+	NS="" SES="" READER=""
+	for i in $(seq 100); do
+		NS=$(readlink "/proc/$1/ns/mnt" 2>/dev/null)
+		[ -n "$NS" ] && [ "$NS" != "$OURS" ] && break
+		NS=""; sleep 0.05
+	done
+	[ -n "$NS" ] || return 1
+	SES=$(cat "/proc/$1/sessionid")
+	for i in $(seq 100); do
+		READER=$(sed -n "s/.*ses $SES (uid $UID_A): enforcing masks, reader \([0-9]*\)$/\1/p" \
+		    "$E2E_DIR/maskd/log" | tail -n 1)
+		[ -n "$READER" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# within S CMD...: CMD (a test) holds within S seconds.
+within() {
+	local i n=$(( $1 * 20 ))
+	shift
+	for i in $(seq $n); do "$@" && return 0; sleep 0.05; done
+	return 1
+}
+no_holder() { [ -z "$(holders "$1")" ]; }
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# ---- an su login: held while it runs, let go after the logout ----
+su $U -c "sleep 2" >>"$E2E_DIR/su.log" 2>&1 &
+SU_PID=$!
+defer "kill $SU_PID 2>/dev/null"
+session_of $SU_PID || e2e_die "no su session (maskd log: $(tail -n 3 "$E2E_DIR/maskd/log"))"
+if holders "$NS" | grep -qx "$READER"; then
+	ok "su: the session's reader holds its mount namespace ($NS) while it runs"
+else
+	not_ok "su: the reader $READER does not hold $NS"; diag "holders: $(holders "$NS" | tr '\n' ' ')"
+fi
+wait $SU_PID
+check $? "su: the login ran and ended (status 0)"
+if within 3 no_holder "$NS"; then
+	ok "su: after the logout nothing on the host holds the box's mount namespace"
+else
+	not_ok "su: $NS still held after the logout by: $(holders "$NS" | tr '\n' ' ')"
+fi
+within 3 pid_gone "$READER"; check $? "su: the reader has ended"
+
+# ---- a login's process that lingers after its close: the reader's wait is bounded ----
+out="$E2E_DIR/try.out"
+AB_TRY_LINGER_MS=6000 AB_TRY_CMD="sleep 1" "$TRY" "$CONF" su $U > "$out" 2>&1 &
+TRY_PID=$!
+defer "kill $TRY_PID 2>/dev/null"
+session_of $TRY_PID || e2e_die "no pam_try session: $(cat "$out")"
+within 10 grep -q "close=PAM_SUCCESS" "$out"
+check $? "lingering: the session closed (pam_try: $(cat "$out"))"
+if within 3 pid_gone "$READER" && kill -0 $TRY_PID 2>/dev/null; then
+	ok "lingering: the reader let go and ended while the login's process still runs"
+else
+	not_ok "lingering: reader $READER still there, or pam_try gone early"
+fi
+is "$(holders "$NS" | tr '\n' ' ')" "$TRY_PID " \
+    "lingering: the login's process is then the only holder of the box's mount namespace"
+wait $TRY_PID
+if within 3 no_holder "$NS"; then
+	ok "lingering: once it exits, nothing holds the box's mount namespace"
+else
+	not_ok "lingering: $NS still held by: $(holders "$NS" | tr '\n' ' ')"
+fi
+
+# ---- the "ok" before the reader's fork: a fork that fails ends the session ----
+# A pids cgroup (v1, as this VM has) of one task, with agentbox-maskd alone in it: its
+# next fork fails with EAGAIN, root or not.
+CG_ROOT=/sys/fs/cgroup/pids
+CG=$CG_ROOT/abt-h14-mw-$$
+if [ -w "$CG_ROOT/cgroup.procs" ] && mkdir "$CG" 2>/dev/null; then
+	defer "rmdir '$CG'"
+	e2e_audit_since
+	rm -f "$P/ran"
+	echo "$PAM_MASKD_PID" > "$CG/cgroup.procs" &&
+	    defer "echo $PAM_MASKD_PID > '$CG_ROOT/cgroup.procs'" || e2e_die "move maskd"
+	echo 1 > "$CG/pids.max" || e2e_die "pids.max"
+	timeout 20 su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
+	rc=$?
+	echo max > "$CG/pids.max"
+	echo "$PAM_MASKD_PID" > "$CG_ROOT/cgroup.procs"
+	if [ $rc != 0 ] && [ $rc != 124 ] && [ ! -e "$P/ran" ]; then
+		ok "no fork: the login ends without running its command (su status $rc)"
+	else
+		not_ok "no fork: su status $rc (124: it hung), command ran: $([ -e "$P/ran" ] && echo yes || echo no)"
+	fi
+	line=$(grep -E "ses [0-9]+: fork: .*: ending the session" "$E2E_DIR/maskd/log" | tail -n 1)
+	SES=$(printf '%s\n' "$line" | sed -n 's/.*ses \([0-9]*\): fork.*/\1/p')
+	if [ -n "$SES" ]; then ok "no fork: agentbox-maskd says why ($line)"
+	else not_ok "no fork: nothing in agentbox-maskd's log"; fi
+	found=""
+	for i in $(seq 50); do
+		e2e_audit_records | grep -q "op=agentbox-mask-end ses=$SES uid=$UID_A reason=cannot-start" &&
+		    { found=1; break; }
+		sleep 0.1
+	done
+	[ -n "$found" ]; check $? "no fork: on the record: agentbox-mask-end ses=$SES reason=cannot-start"
+	# The daemon goes on: the next login has its reader.
+	su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
+	[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "no fork: the next login runs as before"
+elif [ -n "${CI:-}${AB_STRICT:-}" ]; then
+	not_ok "no fork: cannot run: no writable pids cgroup (v1) here"
+else
+	ok "# SKIP no writable pids cgroup (v1) here"
+fi
+finish
