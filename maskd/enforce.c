@@ -65,6 +65,11 @@ struct ab_maskd {
 	struct ab_learn			*learn;		/* a learning session's recorder */
 	struct ab_maskrec		*rec;		/* the record of each denial */
 	struct ab_maskd_warm		*warm;		/* notes the first files cached */
+	/* The warm set being seeded between answers (ab_maskd_warm_seed): the list (the
+	 * caller's), how far, and the session's root; seed_root -1 once done. */
+	const char			*seed;
+	size_t				 seed_len, seed_off;
+	int				 seed_root;
 	uint32_t			 rec_ses, rec_uid;	/* the session's, if known */
 	int				 watch[AB_MASKD_WATCH_MAX];
 	size_t				 nwatch;
@@ -86,6 +91,8 @@ ab_maskd_free(struct ab_maskd *e)
 		(void)close(e->perm);
 	if (e->track >= 0)
 		(void)close(e->track);
+	if (e->seed_root >= 0)
+		(void)close(e->seed_root);
 	ab_maskd_history_free(e->h);
 	free(e->m);
 	free(e->buf);
@@ -105,6 +112,7 @@ alloc(const struct ab_maskd_decider *d, size_t history_max, struct ab_maskd **ou
 		return -ENOMEM;
 	e->d = d;
 	e->perm = e->track = -1;
+	e->seed_root = -1;
 	e->self = getpid();
 	e->buf = malloc(BUF_SIZE);
 	e->tbuf = malloc(BUF_SIZE);
@@ -499,13 +507,16 @@ serve(struct ab_maskd *e, size_t len, int *err)
 			rule = judge(e, md.fd, md.pid, &cache);
 		if (rule != 0 && rule != AB_MASKD_RULE_UNKNOWN)
 			record(e, &md, rule);
-		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
-			*err = r;
-		/* The cache is an optimisation: failing to add it only costs the next open. */
-		if (r == 0 && cache && ab_maskd_group_cache(e->perm, md.fd) == 0) {
+		/* The cache mark before the answer (it is an allow): an exec's open asks
+		 * twice, FAN_OPEN_EXEC_PERM then FAN_OPEN_PERM, the second once the first is
+		 * answered, and the mark then spares it its round trip.  An optimisation:
+		 * failing to add it only costs the next open. */
+		if (cache && ab_maskd_group_cache(e->perm, md.fd) == 0) {
 			e->st.cached++;
 			note_warm(e);
 		}
+		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
+			*err = r;
 		if (rule != 0)
 			e->st.denied++;
 		else
@@ -556,41 +567,59 @@ session_root(int pidfd)
 	return root;
 }
 
-size_t
+int
 ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
+{
+	if (len == 0 || e->track_err != 0 || e->seed_root >= 0)
+		return -EINVAL;
+	if ((e->seed_root = session_root(pidfd)) == -1)
+		return -ESRCH;
+	e->seed = list;
+	e->seed_len = len;
+	e->seed_off = 0;
+	return 0;
+}
+
+/*
+ * One path of the warm set, seeded by the run loop when no open waits: S first as an
+ * open now would see it (what the tracking group queued since), then judge's decision
+ * for an open of this inode at this path.  A drain that fails has consumed what it read
+ * (an overflow event, say): kept as the loop keeps one, so the next answer fails closed,
+ * and the seeding stops.  0 once nothing is left to seed.
+ */
+static int
+seed_step(struct ab_maskd *e)
 {
 	struct ab_maskd_query q;
 	struct ab_maskd_key k;
 	struct stat st;
-	size_t off = 0, n = 0;
-	int root, fd;
+	int fd, found;
 
-	/* S as an open now would see it: what the tracking group queued since the marks.
-	 * A drain that fails has consumed what it read (an overflow event, say): kept as
-	 * the loop keeps one, so the first answer fails closed. */
-	if (len == 0 || e->track_err != 0)
+	if (e->seed_root < 0)
 		return 0;
-	if ((e->track_err = drain(e)) != 0 || (root = session_root(pidfd)) == -1)
-		return 0;
-	while (ab_maskd_warm_next(list, len, &off, e->path, sizeof(e->path))) {
+	if (e->track_err == 0)
+		e->track_err = drain(e);
+	while (e->track_err == 0 && (found = ab_maskd_warm_next(e->seed, e->seed_len,
+	    &e->seed_off, e->path, sizeof(e->path)))) {
 		if (ab_maskd_in_tree(e->d, e->path) ||
-		    (fd = ab_maskd_warm_open(root, e->path, &st)) < 0)
-			continue;
-		/* judge's decision for an open of this inode at this path, now. */
+		    (fd = ab_maskd_warm_open(e->seed_root, e->path, &st)) < 0)
+			continue;	/* not one to seed: the next, in this step */
 		q = (struct ab_maskd_query){ .path = e->path };
 		if (ab_maskd_key_of_fd(fd, &k) == 0 && !in_history(e, &k, e->path) &&
 		    ab_maskd_decide(e->d, &q) == 0 && ab_maskd_group_cache_fd(e->perm, fd) == 0) {
-			n++;
+			e->st.warm++;
 			/* Its opens are not asked now: noted here, or the next session's set
 			 * would hold only what this one was asked about. */
 			note_warm(e);
 		}
 		(void)close(fd);
+		e->path[0] = '\0';
+		return 1;
 	}
-	(void)close(root);
+	(void)close(e->seed_root);
+	e->seed_root = -1;
 	e->path[0] = '\0';
-	e->st.warm += n;
-	return n;
+	return 0;
 }
 
 int
@@ -636,7 +665,9 @@ ab_maskd_run(struct ab_maskd *e)
 		 * when the next denial of the same path comes. */
 		if (e->rec != NULL)
 			ab_maskrec_tick(e->rec, now_ms());
-		if (poll(p, np, e->rec != NULL ? ab_maskrec_timeout(e->rec, now_ms()) : -1) == -1) {
+		/* While a warm set is being seeded, poll only looks: a queued open first. */
+		if (poll(p, np, e->seed_root >= 0 ? 0 : e->rec != NULL ?
+		    ab_maskrec_timeout(e->rec, now_ms()) : -1) == -1) {
 			if (errno != EINTR)
 				err = -errno;
 			continue;
@@ -661,6 +692,9 @@ ab_maskd_run(struct ab_maskd *e)
 		if (p[2].revents != 0 && (ab_learn_drain(e->learn) != 0 ||
 		    ab_learn_fd(e->learn) == -1))
 			p[2].fd = -1;
+		/* No open waits: the next path of the warm set. */
+		if (err == 0 && p[0].revents == 0)
+			(void)seed_step(e);
 		if (err == 0 && (w = watched(p, np)) >= 0) {
 			if (e->rec != NULL)
 				ab_maskrec_flush(e->rec);

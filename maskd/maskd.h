@@ -280,11 +280,14 @@ void	ab_maskd_record(struct ab_maskd *e, struct ab_maskrec *r, uint32_t ses, uin
  * and each ab_maskd_warm_seed marks: set it before seeding. */
 void	ab_maskd_warm_collect(struct ab_maskd *e, struct ab_maskd_warm *w);
 /*
- * Seed the verdict cache from LIST[0..LEN) (a warm set's lines), each path resolved in
- * the session whose pid 1 is PIDFD's and judged as its open would be (warm.c).  Returns
- * how many were marked; a path that cannot be is skipped (its open is asked).
+ * Seed the verdict cache from LIST[0..LEN) (a warm set's lines; it stays the caller's
+ * and must outlive ab_maskd_run), each path resolved in the session whose pid 1 is
+ * PIDFD's and judged as its open would be (warm.c).  ab_maskd_run seeds one path at a
+ * time, whenever no open is queued: an open that comes first is answered first.  A path
+ * that cannot be seeded is skipped (its open is asked); st.warm counts those marked.
+ * 0, or -ESRCH (pid 1 gone), -EINVAL (nothing to seed, or seeding already).
  */
-size_t	ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len);
+int	ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len);
 /* Deny every event queued now (failing closed while the session is being ended). */
 int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */

@@ -32,14 +32,32 @@
 #include "compat.h"
 #include "maskd.h"
 
+/* Is PATH (N bytes) a line of W already? */
+static int
+noted(const struct ab_maskd_warm *w, const char *path, size_t n)
+{
+	const char *p = w->buf, *end = w->buf + w->len, *nl;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return 0;
+		if ((size_t)(nl - p) == n && memcmp(p, path, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 void
 ab_maskd_warm_note(struct ab_maskd_warm *w, const char *path)
 {
 	size_t n = strlen(path);
 
-	/* Absolute, one line, and room for it and its newline: a full list stays full. */
+	/* Absolute, one line, and room for it and its newline: a full list stays full.
+	 * Once each: a file asked before its seed came (an open that raced the reader's
+	 * start) is noted again when answered, and a list that kept both copies filled up,
+	 * login after login, with the same few names. */
 	if (w->n == AB_MASKD_WARM_MAX || path[0] != '/' || strchr(path, '\n') != NULL ||
-	    n + 1 > sizeof(w->buf) - w->len)
+	    n + 1 > sizeof(w->buf) - w->len || noted(w, path, n))
 		return;
 	memcpy(w->buf + w->len, path, n);
 	w->len += n;

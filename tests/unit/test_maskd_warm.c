@@ -57,11 +57,29 @@ test_note(void)
 	memset(big, 'x', sizeof(big));
 	big[0] = '/';
 	big[AB_MASKD_WARM_BYTES / 3] = '\0';
-	ab_maskd_warm_note(&w, big);
-	ab_maskd_warm_note(&w, big);
-	ab_maskd_warm_note(&w, big);
+	for (i = 0; i < 3; i++) {
+		big[1] = (char)('a' + i);	/* three different long paths */
+		ab_maskd_warm_note(&w, big);
+	}
 	ok(w.n == 2 && w.len <= sizeof(w.buf), "at most %d bytes: a third long path does not "
 	    "fit (%zu paths, %zu bytes)", AB_MASKD_WARM_BYTES, w.n, w.len);
+
+	/* Once each: an open asked after its path was seeded (it raced the reader's
+	 * start) is noted again when answered; its second copy must not take a place. */
+	memset(&w, 0, sizeof(w));
+	ab_maskd_warm_note(&w, "/etc/login.defs");
+	ab_maskd_warm_note(&w, "/etc/login.defs");
+	ab_maskd_warm_note(&w, "/etc/login");
+	ab_maskd_warm_note(&w, "/etc/login.defs.d");
+	ab_maskd_warm_note(&w, "/etc/login.defs");
+	off = 0;
+	ok(w.n == 3 && count_paths(w.buf, w.len) == 3 &&
+	    ab_maskd_warm_next(w.buf, w.len, &off, out, sizeof(out)) == 1 &&
+	    strcmp(out, "/etc/login.defs") == 0, "a path noted twice is kept once; a prefix or "
+	    "a longer name is another path (%zu paths)", w.n);
+	for (i = 0; i < 3 * AB_MASKD_WARM_MAX; i++)
+		ab_maskd_warm_note(&w, "/etc/login.defs");
+	ok(w.n == 3, "the same path noted again and again does not fill the set (%zu)", w.n);
 }
 
 static void
