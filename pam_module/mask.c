@@ -704,6 +704,7 @@ ab_mask_apply(struct ab_sess *s)
 	w->roots = roots;
 	w->nroots = nroots;
 	/* With a plan (or a "walk everything" one): what this walk finds is the next. */
+	ab_walkplan_take(s);
 	s->walk_report = s->plan != NULL;
 	s->walk_how = "whole";
 	if ((r = ab_walkplan_mounts(s)) != 0)

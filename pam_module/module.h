@@ -46,6 +46,7 @@ struct ab_sess {
 	struct ab_walkplan_reply *plan;		/* agentbox-maskd's walk plan, or NULL */
 	struct ab_strv		 plan_mounts;	/* mounts inside the trees: walked whole */
 	int			 plan_fd;	/* for "walkcheck" after a planned walk, or -1 */
+	int			 plan_ask;	/* the plan's question, its answer unread; -1 */
 	struct ab_strv		 walk_found;	/* directories the walk masked or protected in */
 	int			 walk_report;	/* 1: walk_found is complete, for the hand-off */
 	const char		*walk_how;	/* "planned", "whole" (debug line); NULL: none */
@@ -148,15 +149,16 @@ int	ab_mask_apply(struct ab_sess *s);
 
 /*
  * walkplan.c: agentbox-maskd's walk plan (maskd/walkindex.h).  ab_walkplan_ask, host
- * side: s->plan, or NULL (walk everything), never a refusal; ab_walkplan_connect, after
- * the hand-off's connection: with a plan to prune by, a second one for
- * ab_walkplan_check.  ab_walkplan_mounts, in the
+ * side: sends the question; ab_walkplan_connect, after the hand-off's connection: a
+ * second one for ab_walkplan_check; ab_walkplan_take, at step 5: the answer, s->plan or
+ * NULL (walk everything), never a refusal.  ab_walkplan_mounts, in the
  * session's namespace before the walk: the mounts inside the trees, walked whole.
  * ab_walkplan_enter: 1 if the walk goes into directory PATH (absolute), and *FULL if
  * everything below it is walked.  ab_walkplan_free: the plan and what the walk found.
  */
 void	ab_walkplan_ask(struct ab_sess *s);
 void	ab_walkplan_connect(struct ab_sess *s);
+void	ab_walkplan_take(struct ab_sess *s);
 int	ab_walkplan_mounts(struct ab_sess *s);
 int	ab_walkplan_enter(const struct ab_sess *s, const char *path, int *full);
 /* After a planned walk: 1 if agentbox-maskd says nothing was added to the plan since

@@ -466,7 +466,7 @@ sess_init(struct ab_sess *s, pam_handle_t *pamh, const struct args *a, const cha
 	s->run = a->run;
 	s->procfd = s->runfd = s->mask_file = s->mask_dir = s->init_pidfd = s->init_fd = -1;
 	s->netd_fd = s->maskd_fd = s->eph_upper = s->box_lock = s->box_pidfd = -1;
-	s->pooled_netns = s->plan_fd = -1;
+	s->pooled_netns = s->plan_fd = s->plan_ask = -1;
 	s->scope_ask = -ENOTCONN;
 	s->maskd_path = a->maskd;
 }
@@ -478,7 +478,7 @@ sess_close(struct ab_sess *s)
 {
 	int *fds[] = { &s->procfd, &s->runfd, &s->mask_file, &s->mask_dir, &s->init_fd,
 	    &s->init_pidfd, &s->netd_fd, &s->maskd_fd, &s->box_lock, &s->box_pidfd,
-	    &s->pooled_netns, &s->plan_fd };
+	    &s->pooled_netns, &s->plan_fd, &s->plan_ask };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -571,7 +571,7 @@ host_side_opens(struct ab_sess *s)
 	 * one while this request waited behind it. */
 	ab_netns_take_pooled(s);
 	/* For step 5: which directories the mask walk must read (a plan of agentbox-maskd's
-	 * walk index; without one, all of them). */
+	 * walk index; without one, all of them): asked now, read at step 5. */
 	ab_walkplan_ask(s);
 	/* For step 7 too: agentbox-maskd's, for the same reasons.  A policy without a
 	 * mask has nothing for it to decide, unless it learns. */

@@ -4,7 +4,9 @@
  * the login's walk (mask.c) reads only those, not the whole project: its cost follows
  * what there is to mask, not how big the project is (issue 12 item 4, issue 14).
  *
- * Asked host side, before step 3 (the world hides the control socket).  Never decides
+ * Asked host side, before step 3 (the world hides the control socket), and its answer
+ * read at step 5, where the walk needs it: the daemon works out the plan while steps
+ * 3 and 4 run (it used to be a round trip in the login's path).  Never decides
  * whether a login opens: no daemon, no index, a refusal, a malformed or late reply, and
  * the login walks all of its trees, as it did before there was an index.  What it gets
  * it trusts as it trusts the daemon's hand-off answer: root's, on a root-only socket.
@@ -39,41 +41,61 @@ encode(const struct ab_sess *s, char *buf, size_t len, size_t *n)
 void
 ab_walkplan_ask(struct ab_sess *s)
 {
-	static char buf[AB_WALKPLAN_REPLY_MAX];
-	struct ab_walkplan_reply *p;
+	static char buf[AB_MASKD_MSG_MAX];
 	size_t n;
-	ssize_t got;
-	int conn, r;
+	int conn;
 
 	if (s->maskd_path == NULL || s->ephemeral || s->pol->mask.n == 0 ||
 	    encode(s, buf, AB_MASKD_MSG_MAX, &n) != 0 || (conn = ab_maskd_dial(s)) < 0)
 		return;
-	got = send(conn, buf, n, MSG_NOSIGNAL) == (ssize_t)n ?
-	    recv(conn, buf, sizeof(buf), 0) : -1;
-	(void)close(conn);
-	if (got <= 0 || (got >= 8 && strncmp(buf, "refused ", 8) == 0))
-		return;
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return;
-	if ((r = ab_walkplan_reply_parse(buf, (size_t)got, p)) != 0) {
-		pam_syslog(s->pamh, LOG_WARNING, "agentbox-maskd sent a malformed walk plan "
-		    "(%s): walking every tree", strerror(-r));
-		ab_walkplan_reply_free(p);
-		free(p);
+	if (send(conn, buf, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		(void)close(conn);
 		return;
 	}
-	s->plan = p;
+	s->plan_ask = conn;
 }
 
 void
 ab_walkplan_connect(struct ab_sess *s)
 {
 	/* The check after the walk needs a connection made now, while /run is the host's
-	 * (after the hand-off's own, which must not wait for a slot behind it); without
-	 * it the plan cannot be checked: walk everything, and report it. */
-	if (s->plan != NULL && s->plan->prune && (s->plan_fd = ab_maskd_dial(s)) < 0) {
+	 * (after the hand-off's own, which must not wait for a slot behind it), before the
+	 * answer says whether there is a plan to check: one without it walks everything,
+	 * and reports it. */
+	if (s->plan_ask >= 0 && (s->plan_fd = ab_maskd_dial(s)) < 0)
 		s->plan_fd = -1;
+}
+
+void
+ab_walkplan_take(struct ab_sess *s)
+{
+	static char buf[AB_WALKPLAN_REPLY_MAX];
+	struct ab_walkplan_reply *p;
+	ssize_t got;
+	int r;
+
+	if (s->plan_ask < 0)
+		return;
+	got = recv(s->plan_ask, buf, sizeof(buf), 0);
+	(void)close(s->plan_ask);
+	s->plan_ask = -1;
+	if (got > 0 && !(got >= 8 && strncmp(buf, "refused ", 8) == 0) &&
+	    (p = calloc(1, sizeof(*p))) != NULL) {
+		if ((r = ab_walkplan_reply_parse(buf, (size_t)got, p)) == 0) {
+			s->plan = p;
+		} else {
+			pam_syslog(s->pamh, LOG_WARNING, "agentbox-maskd sent a malformed walk "
+			    "plan (%s): walking every tree", strerror(-r));
+			ab_walkplan_reply_free(p);
+			free(p);
+		}
+	}
+	/* A plan to prune by needs its check's connection; anything else needs none. */
+	if (s->plan != NULL && s->plan->prune && s->plan_fd < 0)
 		s->plan->prune = 0;
+	if ((s->plan == NULL || !s->plan->prune) && s->plan_fd >= 0) {
+		(void)close(s->plan_fd);
+		s->plan_fd = -1;
 	}
 }
 
