@@ -62,6 +62,8 @@ struct sess {
 	int		 pid1;		/* pidfd of the session's pid 1; -1 once it is gone */
 	int		 perm, track;	/* our copies of both groups */
 	int		 warm;		/* the reader's warm set comes on this pipe; -1 */
+	int		 release;	/* closed once our group copies are: the reader's
+					 * cue to let them go last (world_release); -1 */
 	char		 policy[AB_MASKD_POLICY_HEX + 1];	/* its user's, as sent */
 };
 
@@ -158,16 +160,34 @@ end_session(struct ab_maskd *e, int perm, int pid1)
 	}
 }
 
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
- * The box's mount namespace, held by its reader until the login's process is gone.  The
- * process that opened the session (su, sshd's, login's) unshared that namespace and,
- * once pid 1 is gone, is the last to hold it: its exit then unmounts the whole world
- * (umount_tree and an RCU grace period), 0.3-0.4 ms measured inside `su AGENT -c true`
- * (bench/README.md, "The world let go off the login's path").  Held here, the unmount
- * falls in this reader's exit instead, after that process's.  Nothing reaches it
- * meanwhile: no process is left in it, and the fd is this root process's alone.  Only
- * an optimisation: on a kernel without either interface (SO_PEERPIDFD 6.5,
- * PIDFD_GET_MNT_NAMESPACE 6.11) nothing is held and the login's exit pays, as before.
+ * The end of a session, off the next login's path.  When the session's pid 1 is gone,
+ * two things are left for whoever lets go of them last, each slow:
+ *   the box's mount namespace: the process that opened the login (su, sshd's, login's)
+ *       unshared it and would be its last holder; its exit would unmount the whole
+ *       world (umount_tree and an RCU grace period), 0.2-0.4 ms measured inside `su
+ *       AGENT -c true` (bench/README.md, "The login's end, off its path").
+ *   both fanotify groups: the close of a group's last fd waits for fsnotify's mark
+ *       reaper (an SRCU grace period; flushing the marks first does not help while
+ *       other sessions' marks are being freed), 3-23 ms measured, and in the supervisor
+ *       that held every other login's walk plan and hand-off behind it.
+ * So the reader holds the namespace (from pid 1's pidfd) from its start, and at the
+ * session's end goes on answering opens (the login's process, still in that namespace,
+ * may open files through the marked mounts) until that process has exited and the
+ * supervisor has closed its copies of the groups (it closes the release pipe after
+ * them), at most LOGIN_EXIT_WAIT_MS; then it lets the world go, and its exit the groups.
+ * Nothing reaches the namespace meanwhile: no process is left in it but the login's, and
+ * the fd is this root process's alone.  Only an optimisation: on a kernel without
+ * SO_PEERPIDFD (6.5) or PIDFD_GET_MNT_NAMESPACE (6.11) the login's exit pays, as before.
  */
 #define LOGIN_EXIT_WAIT_MS	250	/* su exits within a millisecond of its close */
 
@@ -194,22 +214,20 @@ world_hold(int pid1, int login)
 	return fd;
 }
 
-/*
- * Reader, its session over (pid 1 gone): its copies of the groups go first (the
- * supervisor's keep them until it sees pid 1 gone, as before), so that no open of the
- * login's process can wait on this reader while it waits for that process; then it
- * waits, at most LOGIN_EXIT_WAIT_MS, and its exit lets the world go.
- */
+/* Reader, its session over: answer on until the login's process is gone and the
+ * supervisor's group copies are (RELEASE hangs up), then let the world go (its unmount
+ * happens here); the exit that follows lets the groups go. */
 static void
-world_release(int *fds, size_t nfds, int world, int login)
+world_release(struct ab_maskd *e, int world, int login, int release)
 {
-	struct pollfd p = { .fd = login, .events = POLLIN };
+	long long end = now_ms() + LOGIN_EXIT_WAIT_MS;
 
-	if (world < 0)
-		return;
-	close_fds(fds, nfds);
-	while (poll(&p, 1, LOGIN_EXIT_WAIT_MS) == -1 && errno == EINTR)
-		;
+	if (login >= 0)
+		(void)ab_maskd_serve_until(e, login, (int)(end - now_ms()));
+	if (release >= 0 && end > now_ms())
+		(void)ab_maskd_serve_until(e, release, (int)(end - now_ms()));
+	if (world >= 0)
+		(void)close(world);
 }
 
 /*
@@ -271,10 +289,10 @@ warm_keep(uint32_t uid, const char *policy, int fd)
 
 /* The reader of one session: never returns.  FDS as received (handoff.h order); WARM_FD
  * the pipe its warm set goes back on (-1: none); LOGIN a pidfd of the login's process
- * (-1: none). */
+ * and RELEASE the supervisor's cue (world_release; -1: none). */
 static void __attribute__((noreturn))
 reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int warm_fd,
-    int login)
+    int login, int release)
 {
 	struct ab_maskd_decider *d;
 	struct ab_maskd *e;
@@ -359,7 +377,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		    (unsigned long long)st.created, (unsigned long long)ls.events,
 		    (unsigned long long)ls.recorded, (unsigned long long)rs.records,
 		    (unsigned long long)rs.repeats, (unsigned long long)rs.lost);
-		world_release(fds, nfds, world, login);
+		world_release(e, world, login, release);
 		_exit(0);
 	}
 	if (r == parentfd) {
@@ -435,6 +453,8 @@ child_close_others(int listen_fd, int conn)
 			(void)close(sessions[i].track);
 		if (sessions[i].warm >= 0)
 			(void)close(sessions[i].warm);
+		if (sessions[i].release >= 0)
+			(void)close(sessions[i].release);
 	}
 }
 
@@ -593,7 +613,7 @@ take_session(int listen_fd, int conn)
 	size_t nfds = 0;
 	ssize_t len;
 	pid_t pid, parent = getpid();
-	int warm[2], login, r;
+	int warm[2], release[2], login, r;
 
 	memset(&cred, 0, sizeof(cred));
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1) {
@@ -648,6 +668,8 @@ take_session(int listen_fd, int conn)
 	if (!opts->warm || m.policy[0] == '\0' || pipe2(warm, O_CLOEXEC | O_NONBLOCK) == -1)
 		warm[0] = warm[1] = -1;
 	login = login_pidfd(conn);
+	if (pipe2(release, O_CLOEXEC) == -1)
+		release[0] = release[1] = -1;	/* the groups' last close may be ours then */
 	/*
 	 * "ok" before the fork, which the login need not wait for (0.1-0.2 ms): the marks
 	 * are in place and this process holds both groups from now on, so every open of
@@ -660,15 +682,19 @@ take_session(int listen_fd, int conn)
 		child_close_others(listen_fd, conn);
 		if (warm[0] >= 0)
 			(void)close(warm[0]);
-		reader(&m, fds, nfds, parent, warm[1], login);
+		if (release[1] >= 0)
+			(void)close(release[1]);
+		reader(&m, fds, nfds, parent, warm[1], login, release[0]);
 	}
 	if (warm[1] >= 0)
 		(void)close(warm[1]);
+	if (release[0] >= 0)
+		(void)close(release[0]);
 	if (login >= 0)
 		(void)close(login);
 	*s = (struct sess){ .used = 1, .ses = m.ses, .uid = m.uid, .reader = pid,
 	    .reader_pidfd = -1, .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
-	    .track = fds[AB_MASKD_FD_TRACK], .warm = warm[0] };
+	    .track = fds[AB_MASKD_FD_TRACK], .warm = warm[0], .release = release[1] };
 	memcpy(s->policy, m.policy, sizeof(s->policy));
 	if (pid == -1)
 		reader_lost(s, "fork");
@@ -752,7 +778,10 @@ pid1_gone(struct sess *s)
 	(void)close(s->pid1);
 	(void)close(s->perm);
 	(void)close(s->track);
-	s->pid1 = s->perm = s->track = -1;
+	/* Said after both: the reader, which holds them too, lets them go last (below). */
+	if (s->release >= 0)
+		(void)close(s->release);
+	s->pid1 = s->perm = s->track = s->release = -1;
 }
 
 /* The directory of the control socket PATH (root only), which holds the watcher's too. */
@@ -831,15 +860,6 @@ unboxed_path(const char *path)
 	n = snprintf(unboxed_dir, sizeof(unboxed_dir), "%.*s/%s", (int)(slash - path), path,
 	    AB_MASKD_UNBOXED_DIR);
 	return n < 0 || (size_t)n >= sizeof(unboxed_dir) ? -ENAMETOOLONG : 0;
-}
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* A new connection waits in pending[] for its message (or is refused: too many). */
@@ -970,13 +990,15 @@ ab_maskd_serve(const struct ab_maskd_serve_opts *o)
 				s->used = 0;
 			if (!s->used)
 				continue;
-			if (s->reader_pidfd >= 0) {
-				who[np] = s;
-				p[np++] = (struct pollfd){ .fd = s->reader_pidfd, .events = POLLIN };
-			}
+			/* pid 1 first: a reader that ended with its session (both seen in
+			 * one round) is not taken for one that died while the session runs. */
 			if (s->pid1 >= 0) {
 				who[np] = s;
 				p[np++] = (struct pollfd){ .fd = s->pid1, .events = POLLIN };
+			}
+			if (s->reader_pidfd >= 0) {
+				who[np] = s;
+				p[np++] = (struct pollfd){ .fd = s->reader_pidfd, .events = POLLIN };
 			}
 		}
 		/* Expired connections go before the rest are polled: none closed is in p[]. */

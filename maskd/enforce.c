@@ -643,13 +643,52 @@ watched(const struct pollfd *p, size_t n)
 	return -1;
 }
 
+/* One read of the permission group, its events answered (serve). */
+static void
+take_queued(struct ab_maskd *e, int *err)
+{
+	ssize_t n;
+
+	if ((n = read(e->perm, e->buf, BUF_SIZE)) == -1) {
+		if (errno != EINTR && errno != EAGAIN)
+			*err = -errno;
+	} else if (n == 0) {
+		*err = -EIO;
+	} else {
+		serve(e, (size_t)n, err);
+	}
+}
+
+int
+ab_maskd_serve_until(struct ab_maskd *e, int fd, int timeout_ms)
+{
+	struct pollfd p[2] = { { .fd = e->perm, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+	long long end = now_ms() + timeout_ms;
+	int err = 0, left;
+
+	while (err == 0 && (left = (int)(end - now_ms())) > 0) {
+		if (poll(p, 2, left) == -1) {
+			if (errno != EINTR)
+				err = -errno;
+			continue;
+		}
+		if (p[0].revents != 0)
+			take_queued(e, &err);
+		if (p[1].revents != 0)
+			break;
+	}
+	deny_queued(e, &err);
+	if (e->rec != NULL)
+		ab_maskrec_flush(e->rec);
+	return err;
+}
+
 int
 ab_maskd_run(struct ab_maskd *e)
 {
 	struct pollfd p[3 + AB_MASKD_WATCH_MAX];
 	size_t i, np = 3 + e->nwatch;
 	int err = 0, w;
-	ssize_t n;
 
 	p[0] = (struct pollfd){ .fd = e->perm, .events = POLLIN };
 	/* The tracking group is drained as it fills too, not only before an answer: a
@@ -674,15 +713,8 @@ ab_maskd_run(struct ab_maskd *e)
 		}
 		/* Answer what is queued first: a watched fd (the session's end, the
 		 * supervisor's) is no reason to leave an open waiting. */
-		if (p[0].revents != 0) {
-			if ((n = read(e->perm, e->buf, BUF_SIZE)) == -1) {
-				if (errno != EINTR && errno != EAGAIN)
-					err = -errno;
-			} else if (n == 0)
-				err = -EIO;
-			else
-				serve(e, (size_t)n, &err);
-		}
+		if (p[0].revents != 0)
+			take_queued(e, &err);
 		/* A failure here is kept for the next answer, which then fails closed: the
 		 * open that meets it is denied and on the record (fan_info 10001). */
 		if (p[1].revents != 0 && e->track_err == 0 &&

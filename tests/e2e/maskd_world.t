@@ -4,7 +4,8 @@
 # session runs, so that the login's process is not the last holder when it exits (the
 # unmount of the whole world falls in the reader's exit instead); it lets go once that
 # process is gone, or LOGIN_EXIT_WAIT_MS after the box's end when it lingers, and after
-# both nothing on the host holds it (DESIGN invariant 4).  Then the hand-off's "ok",
+# both nothing on the host holds it (DESIGN invariant 4); the session's fanotify groups,
+# whose last close the reader makes now, are all closed after it.  Then the hand-off's "ok",
 # which comes before the reader's fork: a reader that cannot be forked ends the session
 # before its command runs, and says so on the record.
 . "$(dirname "$0")/../lib.sh"
@@ -62,6 +63,17 @@ within() {
 no_holder() { [ -z "$(holders "$1")" ]; }
 pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 
+# fan_groups: fanotify fds held by this world's agentbox-maskd and its readers.
+fan_groups() {
+	local p n=0
+	for p in $PAM_MASKD_PID $(pgrep -P "$PAM_MASKD_PID"); do
+		n=$((n + $(ls -l "/proc/$p/fd" 2>/dev/null | grep -c 'anon_inode:\[fanotify\]')))
+	done
+	echo $n
+}
+groups_back() { [ "$(fan_groups)" = "$GROUPS0" ]; }
+GROUPS0=$(fan_groups)
+
 # ---- an su login: held while it runs, let go after the logout ----
 su $U -c "sleep 2" >>"$E2E_DIR/su.log" 2>&1 &
 SU_PID=$!
@@ -80,6 +92,11 @@ else
 	not_ok "su: $NS still held after the logout by: $(holders "$NS" | tr '\n' ' ')"
 fi
 within 3 pid_gone "$READER"; check $? "su: the reader has ended"
+if within 3 groups_back; then
+	ok "su: the session's fanotify groups are all closed ($GROUPS0 held, the daemon's own)"
+else
+	not_ok "su: agentbox-maskd holds $(fan_groups) fanotify fds, $GROUPS0 before the login"
+fi
 
 # ---- a login's process that lingers after its close: the reader's wait is bounded ----
 out="$E2E_DIR/try.out"
@@ -102,6 +119,8 @@ if within 3 no_holder "$NS"; then
 else
 	not_ok "lingering: $NS still held by: $(holders "$NS" | tr '\n' ' ')"
 fi
+
+within 3 groups_back; check $? "lingering: the session's groups are all closed"
 
 # ---- the "ok" before the reader's fork: a fork that fails ends the session ----
 # A pids cgroup (v1, as this VM has) of one task, with agentbox-maskd alone in it: its
