@@ -593,14 +593,14 @@ seed_step(struct ab_maskd *e)
 	struct ab_maskd_query q;
 	struct ab_maskd_key k;
 	struct stat st;
-	int fd, found;
+	int fd;
 
 	if (e->seed_root < 0)
 		return 0;
 	if (e->track_err == 0)
 		e->track_err = drain(e);
-	while (e->track_err == 0 && (found = ab_maskd_warm_next(e->seed, e->seed_len,
-	    &e->seed_off, e->path, sizeof(e->path)))) {
+	while (e->track_err == 0 && ab_maskd_warm_next(e->seed, e->seed_len, &e->seed_off,
+	    e->path, sizeof(e->path))) {
 		if (ab_maskd_in_tree(e->d, e->path) ||
 		    (fd = ab_maskd_warm_open(e->seed_root, e->path, &st)) < 0)
 			continue;	/* not one to seed: the next, in this step */
@@ -724,9 +724,10 @@ ab_maskd_run(struct ab_maskd *e)
 		if (p[2].revents != 0 && (ab_learn_drain(e->learn) != 0 ||
 		    ab_learn_fd(e->learn) == -1))
 			p[2].fd = -1;
-		/* No open waits: the next path of the warm set. */
-		if (err == 0 && p[0].revents == 0)
-			(void)seed_step(e);
+		/* No open waits: the next path of the warm set.  Its drain failing is kept
+		 * as the loop's own is, and the tracking group no longer polled. */
+		if (err == 0 && p[0].revents == 0 && seed_step(e) == 0 && e->track_err != 0)
+			p[1].fd = -1;
 		if (err == 0 && (w = watched(p, np)) >= 0) {
 			if (e->rec != NULL)
 				ab_maskrec_flush(e->rec);

@@ -269,12 +269,9 @@ ab_each_mount(struct ab_sess *s, ab_mount_fn fn, void *ctx)
 static int
 collected(const struct marks *mk, const char *path)
 {
-	size_t i;
+	const struct ab_strv seen = { (char **)mk->path, mk->n };	/* a view, not owned */
 
-	for (i = 0; i < mk->n; i++)
-		if (strcmp(mk->path[i], path) == 0)
-			return 1;
-	return 0;
+	return ab_strv_has(&seen, path);
 }
 
 /*
