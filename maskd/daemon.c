@@ -203,7 +203,8 @@ login_pidfd(int conn)
 	return fd;
 }
 
-/* Reader, at its start: the mount namespace of the box's pid 1, or -1. */
+/* Reader, once its enforcer runs (before it answers anything): the mount namespace of
+ * the box's pid 1, or -1. */
 static int
 world_hold(int pid1, int login)
 {
@@ -214,18 +215,24 @@ world_hold(int pid1, int login)
 	return fd;
 }
 
-/* Reader, its session over: answer on until the login's process is gone and the
- * supervisor's group copies are (RELEASE hangs up), then let the world go (its unmount
- * happens here); the exit that follows lets the groups go. */
+/*
+ * Reader, its session over: answer on until the login's process is gone and the
+ * supervisor's group copies are (RELEASE hangs up), then let go, in this order: the
+ * permission group (an open still pending is answered by its release, so that nothing
+ * waits on it while the tracking group's teardown waits for fsnotify's SRCU), the
+ * tracking group, the rest of the hand-off's fds (a learning session's group last), the
+ * world (its unmount happens here).
+ */
 static void
-world_release(struct ab_maskd *e, int world, int login, int release)
+world_release(struct ab_maskd *e, int *fds, size_t nfds, int world, int login, int release)
 {
-	long long end = now_ms() + LOGIN_EXIT_WAIT_MS;
+	const int cues[] = { login, release };
+	size_t i;
 
-	if (login >= 0)
-		(void)ab_maskd_serve_until(e, login, (int)(end - now_ms()));
-	if (release >= 0 && end > now_ms())
-		(void)ab_maskd_serve_until(e, release, (int)(end - now_ms()));
+	if (login >= 0 || release >= 0)
+		(void)ab_maskd_serve_until(e, cues, 2, LOGIN_EXIT_WAIT_MS);
+	for (i = AB_MASKD_FD_PERM; i < nfds; i++)	/* handoff.h's order: perm, track, */
+		(void)close(fds[i]);			/* mounts, the learning group */
 	if (world >= 0)
 		(void)close(world);
 }
@@ -377,7 +384,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		    (unsigned long long)st.created, (unsigned long long)ls.events,
 		    (unsigned long long)ls.recorded, (unsigned long long)rs.records,
 		    (unsigned long long)rs.repeats, (unsigned long long)rs.lost);
-		world_release(e, world, login, release);
+		world_release(e, fds, nfds, world, login, release);
 		_exit(0);
 	}
 	if (r == parentfd) {
@@ -577,16 +584,14 @@ check_plan(int conn, const char *arg)
 }
 
 /*
- * The reader of S could not be started (fork) or watched (pidfd_open), after the login
- * had its "ok": the session ends as under a reader that dies.  S keeps both groups until
- * pid 1 is gone, so the session's opens wait until their processes die.
+ * The reader of S, which answered the login "ok", cannot be watched (pidfd_open, ERR):
+ * the session ends as under a reader that dies.  S keeps both groups until pid 1 is
+ * gone, so the session's opens wait until their processes die.
  */
 static void
-reader_lost(struct sess *s, const char *what)
+reader_lost(struct sess *s, const char *what, int err)
 {
-	int e = errno;
-
-	say(LOG_ERR, "ses %u: %s: %s: ending the session", s->ses, what, strerror(e));
+	say(LOG_ERR, "ses %u: %s: %s: ending the session", s->ses, what, strerror(err));
 	end_record(s->ses, s->uid, "cannot-start");
 	if (s->reader > 0) {
 		(void)kill(s->reader, SIGKILL);
@@ -671,20 +676,32 @@ take_session(int listen_fd, int conn)
 	if (pipe2(release, O_CLOEXEC) == -1)
 		release[0] = release[1] = -1;	/* the groups' last close may be ours then */
 	/*
-	 * "ok" before the fork, which the login need not wait for (0.1-0.2 ms): the marks
-	 * are in place and this process holds both groups from now on, so every open of
-	 * the session waits for the reader about to start.  A reader that cannot be
-	 * started or watched ends the session (reader_lost), as one that fails to start
-	 * its enforcer does.
+	 * The reader answers "ok", first thing: the login then does not wait for this
+	 * process's pidfd_open and log line, and the answer never precedes a holder of the
+	 * groups that outlives us (were we to die between an "ok" of ours and the fork,
+	 * the groups would close with us and the session run unmasked; a reader that finds
+	 * us gone ends its session).
 	 */
-	reply(conn, "ok");
 	if ((pid = fork()) == 0) {
+		reply(conn, "ok");
 		child_close_others(listen_fd, conn);
 		if (warm[0] >= 0)
 			(void)close(warm[0]);
 		if (release[1] >= 0)
 			(void)close(release[1]);
 		reader(&m, fds, nfds, parent, warm[1], login, release[0]);
+	}
+	if (pid == -1) {
+		r = errno;
+		close_fds(fds, nfds);
+		close_fds(warm, 2);
+		close_fds(release, 2);
+		if (login >= 0)
+			(void)close(login);
+		reply(conn, "refused fork: %s", strerror(r));
+		say(LOG_ERR, "ses %u refused: fork: %s", m.ses, strerror(r));
+		ab_maskd_open_free(&m);
+		return 0;
 	}
 	if (warm[1] >= 0)
 		(void)close(warm[1]);
@@ -696,10 +713,8 @@ take_session(int listen_fd, int conn)
 	    .reader_pidfd = -1, .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
 	    .track = fds[AB_MASKD_FD_TRACK], .warm = warm[0], .release = release[1] };
 	memcpy(s->policy, m.policy, sizeof(s->policy));
-	if (pid == -1)
-		reader_lost(s, "fork");
-	else if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1)
-		reader_lost(s, "pidfd_open(reader)");
+	if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1)
+		reader_lost(s, "pidfd_open(reader)", errno);
 	else
 		say(LOG_INFO, "ses %u (uid %u): enforcing masks, reader %d", m.ses, m.uid,
 		    (int)pid);
@@ -726,8 +741,13 @@ reader_gone(struct sess *s)
 		(void)close(s->warm);
 		s->warm = -1;
 	}
-	if (s->pid1 < 0)
+	if (s->pid1 < 0) {
+		/* After its session: nothing to end, but a crash is said. */
+		if (si.si_code != CLD_EXITED)
+			say(LOG_WARNING, "ses %u: reader %d killed by signal %d after its session "
+			    "ended", s->ses, (int)s->reader, si.si_status);
 		return;
+	}
 	say(LOG_ERR, "ses %u: reader %d ended (%s %d) while the session runs: ending the "
 	    "session, its group stays open until pid 1 is gone", s->ses, (int)s->reader,
 	    si.si_code == CLD_EXITED ? "status" : "signal", si.si_status);

@@ -511,12 +511,16 @@ serve(struct ab_maskd *e, size_t len, int *err)
 		 * twice, FAN_OPEN_EXEC_PERM then FAN_OPEN_PERM, the second once the first is
 		 * answered, and the mark then spares it its round trip.  An optimisation:
 		 * failing to add it only costs the next open. */
-		if (cache && ab_maskd_group_cache(e->perm, md.fd) == 0) {
+		if (cache && ab_maskd_group_cache(e->perm, md.fd) != 0)
+			cache = 0;
+		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
+			*err = r;
+		if (cache && r != 0)	/* no answer went out: nothing may stay cached */
+			(void)ab_maskd_group_uncache_fd(e->perm, md.fd);
+		else if (cache) {
 			e->st.cached++;
 			note_warm(e);
 		}
-		if ((r = answer(e->perm, md.fd, rule)) != 0 && *err == 0)
-			*err = r;
 		if (rule != 0)
 			e->st.denied++;
 		else
@@ -660,22 +664,32 @@ take_queued(struct ab_maskd *e, int *err)
 }
 
 int
-ab_maskd_serve_until(struct ab_maskd *e, int fd, int timeout_ms)
+ab_maskd_serve_until(struct ab_maskd *e, const int *fds, size_t n, int timeout_ms)
 {
-	struct pollfd p[2] = { { .fd = e->perm, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
-	long long end = now_ms() + timeout_ms;
-	int err = 0, left;
+	struct pollfd p[1 + AB_MASKD_WATCH_MAX];
+	uint64_t end = now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0), now;
+	size_t i, waiting = 0;
+	int err = 0;
 
-	while (err == 0 && (left = (int)(end - now_ms())) > 0) {
-		if (poll(p, 2, left) == -1) {
+	p[0] = (struct pollfd){ .fd = e->perm, .events = POLLIN };
+	for (i = 0; i < n && i < AB_MASKD_WATCH_MAX; i++) {
+		p[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		waiting += fds[i] >= 0;
+	}
+	while (err == 0 && waiting != 0 && (now = now_ms()) < end) {
+		if (poll(p, 1 + i, (int)(end - now)) == -1) {
 			if (errno != EINTR)
 				err = -errno;
 			continue;
 		}
 		if (p[0].revents != 0)
 			take_queued(e, &err);
-		if (p[1].revents != 0)
-			break;
+		for (n = 1; n <= i; n++) {
+			if (p[n].fd >= 0 && p[n].revents != 0) {
+				p[n].fd = -1;	/* said: no longer polled */
+				waiting--;
+			}
+		}
 	}
 	deny_queued(e, &err);
 	if (e->rec != NULL)

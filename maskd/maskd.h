@@ -301,10 +301,11 @@ int	ab_maskd_fd(const struct ab_maskd *e);
  */
 int	ab_maskd_run(struct ab_maskd *e);
 /*
- * After ab_maskd_run: go on answering (as it does) until FD is readable or TIMEOUT_MS
- * have passed.  0, or what failed (every open queued then denied, as ab_maskd_run does).
+ * After ab_maskd_run: go on answering (as it does) until each of FDS[0..N) (at most
+ * AB_MASKD_WATCH_MAX; -1 entries skipped) has been readable once, or TIMEOUT_MS have
+ * passed.  0, or what failed (every open queued then denied, as ab_maskd_run does).
  */
-int	ab_maskd_serve_until(struct ab_maskd *e, int fd, int timeout_ms);
+int	ab_maskd_serve_until(struct ab_maskd *e, const int *fds, size_t n, int timeout_ms);
 /* Counters a test or the daemon's exit line reads. */
 struct ab_maskd_stats {
 	uint64_t	allowed, denied, cached, tracked, created, warm;

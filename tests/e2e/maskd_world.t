@@ -5,9 +5,8 @@
 # unmount of the whole world falls in the reader's exit instead); it lets go once that
 # process is gone, or LOGIN_EXIT_WAIT_MS after the box's end when it lingers, and after
 # both nothing on the host holds it (DESIGN invariant 4); the session's fanotify groups,
-# whose last close the reader makes now, are all closed after it.  Then the hand-off's "ok",
-# which comes before the reader's fork: a reader that cannot be forked ends the session
-# before its command runs, and says so on the record.
+# whose last close the reader makes now, are all closed after it.  Then a reader that
+# cannot be forked: the login is refused before its command runs, and says why.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-pam.sh"
@@ -122,14 +121,17 @@ fi
 
 within 3 groups_back; check $? "lingering: the session's groups are all closed"
 
-# ---- the "ok" before the reader's fork: a fork that fails ends the session ----
-# A pids cgroup (v1, as this VM has) of one task, with agentbox-maskd alone in it: its
-# next fork fails with EAGAIN, root or not.
+# ---- a reader that cannot be forked: the login is refused, and says why ----
+# The reader answers "ok" itself, once it holds the groups: a daemon that dies between
+# an "ok" and the fork cannot leave a session unmasked.  A pids cgroup (v1, as this VM
+# has) of one task, with agentbox-maskd alone in it: its next fork fails with EAGAIN,
+# root or not.
 CG_ROOT=/sys/fs/cgroup/pids
 CG=$CG_ROOT/abt-h14-mw-$$
 if [ -w "$CG_ROOT/cgroup.procs" ] && mkdir "$CG" 2>/dev/null; then
 	defer "rmdir '$CG'"
 	e2e_audit_since
+	pam_authlog_since
 	rm -f "$P/ran"
 	echo "$PAM_MASKD_PID" > "$CG/cgroup.procs" &&
 	    defer "echo $PAM_MASKD_PID > '$CG_ROOT/cgroup.procs'" || e2e_die "move maskd"
@@ -139,21 +141,23 @@ if [ -w "$CG_ROOT/cgroup.procs" ] && mkdir "$CG" 2>/dev/null; then
 	echo max > "$CG/pids.max"
 	echo "$PAM_MASKD_PID" > "$CG_ROOT/cgroup.procs"
 	if [ $rc != 0 ] && [ $rc != 124 ] && [ ! -e "$P/ran" ]; then
-		ok "no fork: the login ends without running its command (su status $rc)"
+		ok "no fork: the login is refused, its command never runs (su status $rc)"
 	else
 		not_ok "no fork: su status $rc (124: it hung), command ran: $([ -e "$P/ran" ] && echo yes || echo no)"
 	fi
-	line=$(grep -E "ses [0-9]+: fork: .*: ending the session" "$E2E_DIR/maskd/log" | tail -n 1)
-	SES=$(printf '%s\n' "$line" | sed -n 's/.*ses \([0-9]*\): fork.*/\1/p')
-	if [ -n "$SES" ]; then ok "no fork: agentbox-maskd says why ($line)"
+	line=$(grep -E "ses [0-9]+ refused: fork: " "$E2E_DIR/maskd/log" | tail -n 1)
+	if [ -n "$line" ]; then ok "no fork: agentbox-maskd says why ($line)"
 	else not_ok "no fork: nothing in agentbox-maskd's log"; fi
+	pam_authlog_find "agentbox-maskd refused the session: fork: " >/dev/null
+	check $? "no fork: the auth log says the session was refused, and why"
 	found=""
 	for i in $(seq 50); do
-		e2e_audit_records | grep -q "op=agentbox-mask-end ses=$SES uid=$UID_A reason=cannot-start" &&
+		e2e_audit_records | grep -q "op=agentbox-session-refused user=\"*$U" &&
 		    { found=1; break; }
 		sleep 0.1
 	done
-	[ -n "$found" ]; check $? "no fork: on the record: agentbox-mask-end ses=$SES reason=cannot-start"
+	[ -n "$found" ]; check $? "no fork: on the record: agentbox-session-refused user=$U"
+	e2e_wait_uid_gone "$UID_A" 5; check $? "no fork: no process of the agent left"
 	# The daemon goes on: the next login has its reader.
 	su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
 	[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "no fork: the next login runs as before"
