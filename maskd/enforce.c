@@ -668,25 +668,25 @@ ab_maskd_serve_until(struct ab_maskd *e, const int *fds, size_t n, int timeout_m
 {
 	struct pollfd p[1 + AB_MASKD_WATCH_MAX];
 	uint64_t end = now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0), now;
-	size_t i, waiting = 0;
+	size_t i, np = 1, waiting = 0;
 	int err = 0;
 
 	p[0] = (struct pollfd){ .fd = e->perm, .events = POLLIN };
-	for (i = 0; i < n && i < AB_MASKD_WATCH_MAX; i++) {
-		p[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	for (i = 0; i < n && np < 1 + AB_MASKD_WATCH_MAX; i++) {
+		p[np++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };	/* -1: ignored */
 		waiting += fds[i] >= 0;
 	}
 	while (err == 0 && waiting != 0 && (now = now_ms()) < end) {
-		if (poll(p, 1 + i, (int)(end - now)) == -1) {
+		if (poll(p, np, (int)(end - now)) == -1) {
 			if (errno != EINTR)
 				err = -errno;
 			continue;
 		}
 		if (p[0].revents != 0)
 			take_queued(e, &err);
-		for (n = 1; n <= i; n++) {
-			if (p[n].fd >= 0 && p[n].revents != 0) {
-				p[n].fd = -1;	/* said: no longer polled */
+		for (i = 1; i < np; i++) {
+			if (p[i].fd >= 0 && p[i].revents != 0) {
+				p[i].fd = -1;	/* said: no longer polled */
 				waiting--;
 			}
 		}
