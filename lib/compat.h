@@ -65,8 +65,12 @@ ab_statx_mnt_id(const struct statx *st)
 }
 
 /* A pidfd of a socket's peer (6.5), and the mount namespace of a pidfd's process (6.11):
- * Debian 12's headers (6.1) have neither. */
-#ifndef SO_PEERPIDFD
+ * Debian 12's headers (6.1) have neither.  77 is the generic socket ABI's number (alpha,
+ * mips, parisc and sparc have their own): elsewhere it stays undefined, and nothing is
+ * held (agentbox-maskd's world_hold). */
+#if !defined(SO_PEERPIDFD) && (defined(__x86_64__) || defined(__i386__) || \
+    defined(__aarch64__) || defined(__arm__) || defined(__riscv) || defined(__powerpc__) || \
+    defined(__s390__) || defined(__loongarch__))
 #define SO_PEERPIDFD 77
 #endif
 #ifndef PIDFD_GET_MNT_NAMESPACE

@@ -195,12 +195,17 @@ now_ms(void)
 static int
 login_pidfd(int conn)
 {
+#ifdef SO_PEERPIDFD
 	socklen_t len = sizeof(int);
 	int fd = -1;
 
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == -1)
 		return -1;
 	return fd;
+#else
+	(void)conn;
+	return -1;
+#endif
 }
 
 /* Reader, once its enforcer runs (before it answers anything): the mount namespace of
@@ -333,7 +338,9 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		    "session", m->ses);
 		end_record(m->ses, m->uid, "supervisor-gone");
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
-		_exit(1);	/* the supervisor, if alive, holds the group until pid 1 is gone */
+		/* We may be the groups' last holder: nothing goes through until pid 1 is. */
+		ab_maskd_deny_until_gone(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
+		_exit(1);
 	}
 	if ((r = learning_trees(m, &trees)) != 0 ||
 	    (r = ab_maskd_decider_new(&m->patterns, m->home, &trees, &d)) != 0 ||
@@ -350,6 +357,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		    strerror(-r));
 		end_record(m->ses, m->uid, "cannot-start");
 		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
+		ab_maskd_deny_until_gone(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
 		_exit(1);
 	}
 	if (l != NULL)
@@ -584,24 +592,30 @@ check_plan(int conn, const char *arg)
 }
 
 /*
- * The reader of S, for which the login has its "ok", cannot be watched (pidfd_open, ERR):
- * the session ends as under a reader that dies.  S keeps both groups until pid 1 is
- * gone, so the session's opens wait until their processes die.
+ * No reader for this hand-off: the fork failed (PID -1), or the reader forked cannot be
+ * watched (pidfd_open: without it we could not see it die), ERR why.  The login is
+ * refused with the reason, which kills its pid 1; a reader forked is killed first, so
+ * its copies of the groups go before the module's refusal lets the session's opens go.
  */
 static void
-reader_lost(struct sess *s, const char *what, int err)
+refuse_unwatched(int conn, struct ab_maskd_open *m, int *fds, size_t nfds, int warm,
+    int release, pid_t pid, int err)
 {
-	say(LOG_ERR, "ses %u: %s: %s: ending the session", s->ses, what, strerror(err));
-	end_record(s->ses, s->uid, "cannot-start");
-	if (s->reader > 0) {
-		(void)kill(s->reader, SIGKILL);
-		(void)waitpid(s->reader, NULL, 0);
+	const char *what = pid == -1 ? "fork" : "pidfd_open(reader)";
+
+	if (pid > 0) {
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
 	}
-	if (s->warm >= 0)
-		(void)close(s->warm);
-	s->warm = -1;
-	if (pidfd_send_signal(s->pid1, SIGKILL, NULL, 0) == -1 && errno != ESRCH)
-		say(LOG_ERR, "ses %u: kill pid 1: %m (opens stay blocked)", s->ses);
+	if (warm >= 0)
+		(void)close(warm);
+	if (release >= 0)
+		(void)close(release);
+	(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
+	close_fds(fds, nfds);
+	reply(conn, "refused %s: %s", what, strerror(err));
+	say(LOG_ERR, "ses %u refused: %s: %s", m->ses, what, strerror(err));
+	ab_maskd_open_free(m);
 }
 
 /* One request on CONN: a hand-off (a reader for the session, or a refusal with the
@@ -618,7 +632,7 @@ take_session(int listen_fd, int conn)
 	size_t nfds = 0;
 	ssize_t len;
 	pid_t pid, parent = getpid();
-	int warm[2], release[2], login, r;
+	int warm[2], release[2], login, rpidfd = -1, r;
 
 	memset(&cred, 0, sizeof(cred));
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == -1) {
@@ -676,12 +690,11 @@ take_session(int listen_fd, int conn)
 	if (pipe2(release, O_CLOEXEC) == -1)
 		release[0] = release[1] = -1;	/* the groups' last close may be ours then */
 	/*
-	 * "ok" as soon as the fork has returned, before our pidfd_open and log line: the
-	 * reader holds the groups from then on, so the answer never precedes a holder that
-	 * outlives us (were we to die between an "ok" and the fork, the groups would close
-	 * with us and the session run unmasked; a reader that finds us gone ends its
-	 * session).  Not from the reader itself: on this 2-vCPU VM it waited for a CPU
-	 * behind our own bookkeeping (the hand-off's answer took 0.49 ms, not 0.38).
+	 * "ok" once the reader is forked and watched: it holds the groups from then on, so
+	 * the answer never precedes a holder that outlives us (were we to die between an
+	 * "ok" and the fork, the groups would close with us and the session run unmasked;
+	 * a reader that finds us gone ends its session), and a reader we cannot watch is a
+	 * refusal with its reason, not a session ended after it began.
 	 */
 	if ((pid = fork()) == 0) {
 		child_close_others(listen_fd, conn);
@@ -691,34 +704,25 @@ take_session(int listen_fd, int conn)
 			(void)close(release[1]);
 		reader(&m, fds, nfds, parent, warm[1], login, release[0]);
 	}
-	if (pid == -1) {
-		r = errno;
-		close_fds(fds, nfds);
-		close_fds(warm, 2);
-		close_fds(release, 2);
-		if (login >= 0)
-			(void)close(login);
-		reply(conn, "refused fork: %s", strerror(r));
-		say(LOG_ERR, "ses %u refused: fork: %s", m.ses, strerror(r));
-		ab_maskd_open_free(&m);
-		return 0;
-	}
-	reply(conn, "ok");
+	r = pid == -1 ? errno : 0;
 	if (warm[1] >= 0)
 		(void)close(warm[1]);
 	if (release[0] >= 0)
 		(void)close(release[0]);
 	if (login >= 0)
 		(void)close(login);
+	if (pid != -1 && (rpidfd = pidfd_open(pid, 0)) == -1)
+		r = errno;
+	if (r != 0) {
+		refuse_unwatched(conn, &m, fds, nfds, warm[0], release[1], pid, r);
+		return 0;
+	}
+	reply(conn, "ok");
 	*s = (struct sess){ .used = 1, .ses = m.ses, .uid = m.uid, .reader = pid,
-	    .reader_pidfd = -1, .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
+	    .reader_pidfd = rpidfd, .pid1 = fds[AB_MASKD_FD_PID1], .perm = fds[AB_MASKD_FD_PERM],
 	    .track = fds[AB_MASKD_FD_TRACK], .warm = warm[0], .release = release[1] };
 	memcpy(s->policy, m.policy, sizeof(s->policy));
-	if ((s->reader_pidfd = pidfd_open(pid, 0)) == -1)
-		reader_lost(s, "pidfd_open(reader)", errno);
-	else
-		say(LOG_INFO, "ses %u (uid %u): enforcing masks, reader %d", m.ses, m.uid,
-		    (int)pid);
+	say(LOG_INFO, "ses %u (uid %u): enforcing masks, reader %d", m.ses, m.uid, (int)pid);
 	/* What its walk found, once the login has its answer. */
 	if (m.walked && windex != NULL)
 		ab_windex_report(windex, m.uid, m.walk_id, m.walk_gen, &m.found, &m.mounts);

@@ -26,6 +26,11 @@ struct ab_maskd_decider {
 	 * denial), not with the decider: 70-odd compiled sets took ~200 us of every
 	 * reader's start, before it could answer the session's first open. */
 	struct ab_maskset	**one;
+	/* Set when one of them could not be built: the reader then fails closed
+	 * (ab_maskd_decider_failed), as it did when they were built at its start.  The
+	 * lazy state lives behind pointers, so the const decider of ab_maskd_rule can
+	 * fill it: one reader, one thread. */
+	int			 *failed;
 	struct ab_strv		 *onev;	/* their one-entry views of the patterns */
 	size_t			  npat;
 	const char		 *home;
@@ -48,6 +53,7 @@ ab_maskd_decider_free(struct ab_maskd_decider *d)
 		ab_maskset_free(d->one[i]);
 	free(d->one);
 	free(d->onev);
+	free(d->failed);
 	free(d);
 }
 
@@ -84,7 +90,8 @@ ab_maskd_decider_new(const struct ab_strv *patterns, const char *home,
 	d->root_tree = -1;
 	d->one = calloc(d->npat + 1, sizeof(*d->one));
 	d->onev = calloc(d->npat + 1, sizeof(*d->onev));
-	if (d->one == NULL || d->onev == NULL) {
+	d->failed = calloc(1, sizeof(*d->failed));
+	if (d->one == NULL || d->onev == NULL || d->failed == NULL) {
 		ab_maskd_decider_free(d);
 		return -ENOMEM;
 	}
@@ -155,7 +162,8 @@ ab_maskd_in_tree(const struct ab_maskd_decider *d, const char *path)
 }
 
 /* 1-based index of the first pattern masking REL in TREE (the set said yes), or UNKNOWN
- * (also when a pattern's own set cannot be built: the open is denied all the same). */
+ * (also when a pattern's own set cannot be built: the open is denied, and the decider
+ * says it failed). */
 static unsigned int
 which(const struct ab_maskd_decider *d, size_t tree, const char *rel, int is_dir)
 {
@@ -163,8 +171,10 @@ which(const struct ab_maskd_decider *d, size_t tree, const char *rel, int is_dir
 
 	for (i = 0; i < d->npat; i++) {
 		if (d->one[i] == NULL && ab_maskset_new(&d->onev[i], d->home, d->projects,
-		    AB_MASKSET_MASKS, &d->one[i]) != 0)
+		    AB_MASKSET_MASKS, &d->one[i]) != 0) {
+			*d->failed = 1;
 			return AB_MASKD_RULE_UNKNOWN;
+		}
 		if (ab_maskset_match_path(d->one[i], tree, rel, is_dir) == 1)
 			return (unsigned int)i + 1;
 	}
@@ -230,4 +240,10 @@ ab_maskd_pattern(const struct ab_maskd_decider *d, unsigned int rule)
 	if (rule == 0 || rule > d->npat)
 		return NULL;
 	return d->onev[rule - 1].v[0];
+}
+
+int
+ab_maskd_decider_failed(const struct ab_maskd_decider *d)
+{
+	return *d->failed ? -ENOMEM : 0;
 }

@@ -505,6 +505,10 @@ serve(struct ab_maskd *e, size_t len, int *err)
 			rule = 0;	/* our own O_PATH walk never asks; anything else of ours is ours */
 		else
 			rule = judge(e, md.fd, md.pid, &cache);
+		/* A masked name whose pattern could not be named (no memory): denied, and
+		 * every later open too; the session ends (fail closed). */
+		if (*err == 0 && (r = ab_maskd_decider_failed(e->d)) != 0)
+			*err = r;
 		if (rule != 0 && rule != AB_MASKD_RULE_UNKNOWN)
 			record(e, &md, rule);
 		/* The cache mark before the answer (it is an allow): an exec's open asks
@@ -626,6 +630,43 @@ seed_step(struct ab_maskd *e)
 	return 0;
 }
 
+/* The seeding stops (the session's end): its root, a path into the box, is let go. */
+static void
+seed_stop(struct ab_maskd *e)
+{
+	if (e->seed_root >= 0)
+		(void)close(e->seed_root);
+	e->seed_root = -1;
+}
+
+void
+ab_maskd_deny_until_gone(int perm, int pid1)
+{
+	struct pollfd p[2] = { { .fd = perm, .events = POLLIN }, { .fd = pid1, .events = POLLIN } };
+	struct fanotify_event_metadata md;
+	unsigned char buf[4096];	/* permission events carry no names: 24 bytes each */
+	size_t off;
+	ssize_t n;
+
+	for (;;) {
+		if (poll(p, 2, -1) == -1 && errno != EINTR)
+			continue;	/* nothing better to do than keep denying */
+		if (p[0].revents != 0 && (n = read(perm, buf, sizeof(buf))) > 0) {
+			for (off = 0; (size_t)n - off >= sizeof(md); off += md.event_len) {
+				memcpy(&md, buf + off, sizeof(md));
+				if (md.event_len < sizeof(md) || md.event_len > (size_t)n - off)
+					break;
+				if (md.fd >= 0) {
+					(void)answer(perm, md.fd, AB_MASKD_RULE_UNKNOWN);
+					(void)close(md.fd);
+				}
+			}
+		}
+		if (p[1].revents != 0)
+			return;
+	}
+}
+
 int
 ab_maskd_deny_pending(struct ab_maskd *e)
 {
@@ -745,11 +786,13 @@ ab_maskd_run(struct ab_maskd *e)
 		if (err == 0 && (w = watched(p, np)) >= 0) {
 			if (e->rec != NULL)
 				ab_maskrec_flush(e->rec);
+			seed_stop(e);
 			return w;
 		}
 	}
 	deny_queued(e, &err);
 	if (e->rec != NULL)
 		ab_maskrec_flush(e->rec);
+	seed_stop(e);
 	return err;
 }

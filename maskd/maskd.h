@@ -95,6 +95,9 @@ void	ab_maskd_decider_free(struct ab_maskd_decider *d);
  * for a path that is not absolute or too long (callers deny).
  */
 unsigned int	ab_maskd_rule(const struct ab_maskd_decider *d, const char *path, int is_dir);
+/* -ENOMEM once a pattern's own set (the one that names the pattern of a denial) could
+ * not be built when first needed, else 0: the caller must fail closed then. */
+int	ab_maskd_decider_failed(const struct ab_maskd_decider *d);
 /*
  * A learning session's decider (learn.c): Landlock leaves files alone there, so masks
  * must hold outside the trees too.  D was made with "/" among its projects; it stands
@@ -288,6 +291,12 @@ void	ab_maskd_warm_collect(struct ab_maskd *e, struct ab_maskd_warm *w);
  * 0, or -ESRCH (pid 1 gone), -EINVAL (nothing to seed, or seeding already).
  */
 int	ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len);
+/*
+ * Without an enforcer (a reader that cannot start one, or whose supervisor is gone):
+ * deny every open on PERM until the session's pid 1 (PIDFD) is gone, so that nothing is
+ * let through when this last holder of the group exits.
+ */
+void	ab_maskd_deny_until_gone(int perm, int pid1);
 /* Deny every event queued now (failing closed while the session is being ended). */
 int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
