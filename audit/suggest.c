@@ -594,8 +594,8 @@ fs_key(const char *access, const char **other)
 {
 	static const char *const rd[] = { "fs.execute", "fs.read_file", "fs.read_dir" };
 	static const char *const wr[] = { "fs.write_file", "fs.remove_dir", "fs.remove_file",
-	    "fs.make_dir", "fs.make_reg", "fs.make_sock", "fs.make_fifo", "fs.make_sym",
-	    "fs.refer", "fs.truncate" };
+	    "fs.make_dir", "fs.make_reg", "fs.make_fifo", "fs.make_sym", "fs.refer",
+	    "fs.truncate" };
 	enum key k = K_READ;
 	char *dup = strdup(access), *save = NULL;
 
@@ -614,7 +614,10 @@ fs_key(const char *access, const char **other)
 				k = K_WRITE;
 			}
 		if (!found) {
-			*other = strncmp(t, "fs.", 3) == 0 ? "device access (fs.make_char, "
+			*other = strcmp(t, "fs.make_sock") == 0 ? "a socket file is made only in "
+			    "the box's own /tmp, /var/tmp, /dev/shm or /run/user/UID, never by a "
+			    "write line (one in a tree every box shares could hand another box an "
+			    "fd)" : strncmp(t, "fs.", 3) == 0 ? "device access (fs.make_char, "
 			    "fs.make_block, fs.ioctl_dev) is never granted by read or write" :
 			    strncmp(t, "net.", 4) == 0 ? "TCP ports are network = tcp:PORT, not "
 			    "a path: change that by hand" : "scopes (signals, abstract sockets) "

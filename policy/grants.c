@@ -13,6 +13,7 @@
 
 #define FS_READ		(AB_FS_READ | AB_FS_LIST | AB_FS_EXEC)
 #define FS_WRITE	(FS_READ | AB_FS_WRITE | AB_FS_TREE)
+#define FS_OWN		(FS_WRITE | AB_FS_SOCK)	/* a tree of this box alone */
 #define FS_DEV_RW	(AB_FS_READ | AB_FS_WRITE)
 #define FS_TTY		(FS_DEV_RW | AB_FS_IOCTL)
 
@@ -42,10 +43,11 @@ static const struct {
 	{ AB_RUN_DIR, AB_FS_READ | AB_FS_LIST },
 	/* ps, top, /proc/self/fd: procfs of the session's own pid namespace. */
 	{ "/proc", AB_FS_READ | AB_FS_LIST },
-	/* The session-private trees PAM mounted fresh (besides /run/user/UID). */
-	{ "/tmp", FS_WRITE },
-	{ "/var/tmp", FS_WRITE },
-	{ "/dev/shm", FS_WRITE },
+	/* The session-private trees PAM mounted fresh (besides /run/user/UID): the only
+	 * places a socket file may be made (AB_FS_SOCK says why). */
+	{ "/tmp", FS_OWN },
+	{ "/var/tmp", FS_OWN },
+	{ "/dev/shm", FS_OWN },
 };
 
 static int
@@ -73,7 +75,7 @@ ab_fs_grants(const struct ab_fs_sets *s, ab_fs_grant_fn fn, void *ctx)
 	    (s->home != NULL && (r = fn(ctx, s->home, FS_WRITE)) != 0))
 		return r;
 	snprintf(runtime, sizeof(runtime), "/run/user/%u", (unsigned int)s->uid);
-	if ((r = fn(ctx, runtime, FS_WRITE)) != 0)
+	if ((r = fn(ctx, runtime, FS_OWN)) != 0)
 		return r;
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if ((r = fn(ctx, fixed[i].path, fixed[i].rights)) != 0)

@@ -370,6 +370,11 @@ struct ab_plan {
 #define AB_FS_WRITE	0x08u	/* write a file */
 #define AB_FS_IOCTL	0x10u	/* a device's ioctls */
 #define AB_FS_TREE	0x20u	/* make, remove, rename, link, truncate: a build tree's rest */
+/* Make a socket file: only in the box's own trees (/tmp, /var/tmp, /dev/shm,
+ * /run/user/UID).  In the home or a project, which every box of the user shares, one box
+ * could hand another an fd by SCM_RIGHTS, and an fd of a mount of a box that has ended
+ * reaches what its masks covered (the masks went with that box's mounts). */
+#define AB_FS_SOCK	0x40u
 
 struct ab_fs_sets {
 	const struct ab_strv	*read, *write, *project;

@@ -58,6 +58,25 @@ out=$(as "$TRY read /proc/self/root/srv/outside.txt"); is "$?" 13 "/proc/self/ro
 out=$(as "$TRY write /etc/abt-sh-x"); is "$?" 13 "write into the read set denied"
 out=$(as "$TRY write $PROJ/ok"); is "$?" 0 "write into the project allowed"
 out=$(as "$TRY write /tmp/ok"); is "$?" 0 "write into the private /tmp allowed"
+
+## A socket file only in the box's own trees: in the home or a project, which every box of
+## the user shares, one box could hand another an fd (SCM_RIGHTS), and an fd of a mount of
+## a box that has ended reaches what that box's masks covered.
+BIND=/usr/local/bin/abt-bind
+printf '%s\n' '#!/usr/bin/python3' 'import socket, sys' \
+    's = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)' \
+    'try: s.bind(sys.argv[1])' 'except OSError as e: print(e.errno); sys.exit(1)' \
+    'print(0)' > "$BIND" && chmod 0755 "$BIND" || e2e_die "abt-bind"
+e2e_audit_since
+out=$(as "$BIND $PROJ/abt-x.sock"); is "$out" 13 "a socket file in the project: EACCES"
+[ ! -e "$PROJ/abt-x.sock" ]; check $? "... and none was made"
+e2e_audit_find - '(UNKNOWN\[1423\]|LANDLOCK_ACCESS).*blockers=fs\.make_sock' >/dev/null
+check $? "... and its Landlock record names fs.make_sock"
+out=$(as "$BIND /home/$U/abt-x.sock"); is "$out" 13 "a socket file in the home: EACCES"
+out=$(as "$BIND /tmp/abt-x.sock && $BIND /run/user/$uid/abt-x.sock && $BIND /dev/shm/abt-x.sock")
+is "$out" "0
+0
+0" "a socket file in the box's own /tmp, /run/user/UID and /dev/shm: made"
 [ ! -e /tmp/ok ]; check $? "the session's /tmp is private"
 # stdio's isatty() on a /dev/null opened inside the box (every `cmd >/dev/null`): an
 # ENOTTY, as outside, and no fs.ioctl_dev denial to bury the real ones in the review.
@@ -190,7 +209,9 @@ SH
 chmod 0644 "$PROJ/nest.sh"
 out=$(as "sh $PROJ/nest.sh 20" 2>&1)
 like "$out" "nested-ok" "20 nested agentbox-shell logins (past Landlock's 16 layers) work"
-out=$(as 'tmux -S $HOME/tm new-session -d "sleep 3" && tmux -S $HOME/tm list-panes -F "#{pane_pid}" && tmux -S $HOME/tm kill-server')
+# Its socket in the box's own /tmp (tmux's default place): a socket file in the home is
+# refused (above).
+out=$(as 'tmux -S /tmp/tm new-session -d "sleep 3" && tmux -S /tmp/tm list-panes -F "#{pane_pid}" && tmux -S /tmp/tm kill-server')
 like "$out" "[0-9]" "tmux inside the box starts (ptmx + session devpts)"
 
 ## ssh: shell command, pty and sftp land in the box

@@ -8,6 +8,7 @@
 
 #define R	(AB_FS_READ | AB_FS_LIST | AB_FS_EXEC)
 #define W	(R | AB_FS_WRITE | AB_FS_TREE)
+#define OWN	(W | AB_FS_SOCK)	/* the box's own trees: sockets too */
 
 static int
 count(void *ctx, const char *path, unsigned int rights)
@@ -39,15 +40,18 @@ main(void)
 	ok(ab_fs_rights_at(&s, "/usr") == R, "the read path itself");
 	ok(ab_fs_rights_at(&s, "/usrx/bin") == 0, "a sibling sharing a prefix: nothing");
 	ok(ab_fs_rights_at(&s, "/etc/passwd") == R, "a read path written with a slash");
-	ok(ab_fs_rights_at(&s, "/var/cache/tool/x") == W, "under a write path: everything");
+	ok(ab_fs_rights_at(&s, "/var/cache/tool/x") == W, "under a write path: everything but "
+	    "a socket file");
 	ok(ab_fs_rights_at(&s, "/var/cache") == 0, "above a write path: nothing");
-	ok(ab_fs_rights_at(&s, "/srv/proj/a/b") == W, "under a project: everything");
-	ok(ab_fs_rights_at(&s, "/home/a/.cache/x") == W, "under the home: everything");
+	ok(ab_fs_rights_at(&s, "/srv/proj/a/b") == W, "under a project: everything but a "
+	    "socket file (every box of the user shares it)");
+	ok(ab_fs_rights_at(&s, "/home/a/.cache/x") == W, "under the home: the same");
 	ok(ab_fs_rights_at(&s, "/home/b/x") == 0, "another home: nothing");
-	ok(ab_fs_rights_at(&s, "/run/user/1001/bus") == W, "the runtime dir of its uid");
+	ok(ab_fs_rights_at(&s, "/run/user/1001/bus") == OWN, "the runtime dir of its uid: "
+	    "sockets too (the box's own tmpfs)");
 	ok(ab_fs_rights_at(&s, "/run/user/1002/bus") == 0, "another uid's: nothing");
-	ok(ab_fs_rights_at(&s, "/tmp/x") == W && ab_fs_rights_at(&s, "/dev/shm/x") == W,
-	    "the private trees");
+	ok(ab_fs_rights_at(&s, "/tmp/x") == OWN && ab_fs_rights_at(&s, "/dev/shm/x") == OWN &&
+	    ab_fs_rights_at(&s, "/var/tmp/x") == OWN, "the private trees: sockets too");
 	ok(ab_fs_rights_at(&s, "/dev/null") == (AB_FS_READ | AB_FS_WRITE | AB_FS_IOCTL | AB_FS_LIST),
 	    "/dev/null: read, write, ioctl (and /dev's listing above it)");
 	ok(ab_fs_rights_at(&s, "/dev/sda") == AB_FS_LIST, "another device: only /dev's listing");
