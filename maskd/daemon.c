@@ -144,20 +144,11 @@ end_record(uint32_t ses, uint32_t uid, const char *reason)
  * kills the whole pid namespace), and every open queued until it is gone is denied.
  */
 static void
-end_session(struct ab_maskd *e, int perm, int pid1)
+end_session(int perm, int pid1)
 {
-	struct pollfd p[2] = { { .fd = perm, .events = POLLIN }, { .fd = pid1, .events = POLLIN } };
-
 	if (pidfd_send_signal(pid1, SIGKILL, NULL, 0) == -1 && errno != ESRCH)
 		say(LOG_ERR, "kill the session's pid 1: %m (still denying every open)");
-	for (;;) {
-		if (poll(p, 2, -1) == -1 && errno != EINTR)
-			continue;	/* nothing better to do than keep denying */
-		if (p[0].revents != 0)
-			(void)ab_maskd_deny_pending(e);
-		if (p[1].revents != 0)
-			return;
-	}
+	ab_maskd_deny_until_gone(perm, pid1);
 }
 
 static long long
@@ -211,13 +202,11 @@ login_pidfd(int conn)
 /* Reader, once its enforcer runs (before it answers anything): the mount namespace of
  * the box's pid 1, or -1. */
 static int
-world_hold(int pid1, int login)
+world_hold(int pid1)
 {
-	int fd;
+	int fd = ioctl(pid1, PIDFD_GET_MNT_NAMESPACE, 0);
 
-	if (login < 0 || (fd = ioctl(pid1, PIDFD_GET_MNT_NAMESPACE, 0)) < 0)
-		return -1;
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /*
@@ -231,11 +220,10 @@ world_hold(int pid1, int login)
 static void
 world_release(struct ab_maskd *e, int *fds, size_t nfds, int world, int login, int release)
 {
-	const int cues[] = { login, release };
+	const int cues[] = { login, release };	/* -1: none to wait for */
 	size_t i;
 
-	if (login >= 0 || release >= 0)
-		(void)ab_maskd_serve_until(e, cues, 2, LOGIN_EXIT_WAIT_MS);
+	(void)ab_maskd_serve_until(e, cues, 2, LOGIN_EXIT_WAIT_MS);
 	for (i = AB_MASKD_FD_PERM; i < nfds; i++)	/* handoff.h's order: perm, track, */
 		(void)close(fds[i]);			/* mounts, the learning group */
 	if (world >= 0)
@@ -337,9 +325,8 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		say(LOG_ERR, "ses %u: supervisor gone before the reader started: ending the "
 		    "session", m->ses);
 		end_record(m->ses, m->uid, "supervisor-gone");
-		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
 		/* We may be the groups' last holder: nothing goes through until pid 1 is. */
-		ab_maskd_deny_until_gone(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
+		end_session(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
 		_exit(1);
 	}
 	if ((r = learning_trees(m, &trees)) != 0 ||
@@ -356,13 +343,12 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		say(LOG_ERR, "ses %u: cannot start the enforcer: %s: ending the session", m->ses,
 		    strerror(-r));
 		end_record(m->ses, m->uid, "cannot-start");
-		(void)pidfd_send_signal(fds[AB_MASKD_FD_PID1], SIGKILL, NULL, 0);
-		ab_maskd_deny_until_gone(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
+		end_session(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
 		_exit(1);
 	}
 	if (l != NULL)
 		ab_maskd_learn(e, l);
-	world = world_hold(fds[AB_MASKD_FD_PID1], login);
+	world = world_hold(fds[AB_MASKD_FD_PID1]);
 	/* Answer ahead what this user's last session opened first, and note this one's. A
 	 * learning session's tree is "/": nothing is outside it, so it has no warm set. */
 	if (warm_fd >= 0 && !m->learn) {
@@ -403,7 +389,7 @@ reader(const struct ab_maskd_open *m, int *fds, size_t nfds, pid_t parent, int w
 		    "session", m->ses, strerror(-r), (unsigned long long)st.denied);
 		end_record(m->ses, m->uid, "failed-closed");
 	}
-	end_session(e, fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
+	end_session(fds[AB_MASKD_FD_PERM], fds[AB_MASKD_FD_PID1]);
 	_exit(1);
 }
 

@@ -78,6 +78,8 @@ struct ab_maskd {
 	char				 path[PATH_MAX];	/* the judged event's */
 };
 
+static void	seed_stop(struct ab_maskd *e);
+
 void
 ab_maskd_free(struct ab_maskd *e)
 {
@@ -91,8 +93,7 @@ ab_maskd_free(struct ab_maskd *e)
 		(void)close(e->perm);
 	if (e->track >= 0)
 		(void)close(e->track);
-	if (e->seed_root >= 0)
-		(void)close(e->seed_root);
+	seed_stop(e);
 	ab_maskd_history_free(e->h);
 	free(e->m);
 	free(e->buf);
@@ -588,6 +589,15 @@ ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len)
 	return 0;
 }
 
+/* The seeding stops (done, or the session's end): its root, a path into the box, goes. */
+static void
+seed_stop(struct ab_maskd *e)
+{
+	if (e->seed_root >= 0)
+		(void)close(e->seed_root);
+	e->seed_root = -1;
+}
+
 /*
  * One path of the warm set, seeded by the run loop when no open waits: S first as an
  * open now would see it (what the tracking group queued since), then judge's decision
@@ -624,19 +634,9 @@ seed_step(struct ab_maskd *e)
 		e->path[0] = '\0';
 		return 1;
 	}
-	(void)close(e->seed_root);
-	e->seed_root = -1;
+	seed_stop(e);
 	e->path[0] = '\0';
 	return 0;
-}
-
-/* The seeding stops (the session's end): its root, a path into the box, is let go. */
-static void
-seed_stop(struct ab_maskd *e)
-{
-	if (e->seed_root >= 0)
-		(void)close(e->seed_root);
-	e->seed_root = -1;
 }
 
 void
@@ -667,15 +667,6 @@ ab_maskd_deny_until_gone(int perm, int pid1)
 	}
 }
 
-int
-ab_maskd_deny_pending(struct ab_maskd *e)
-{
-	int err = -ECANCELED;
-
-	deny_queued(e, &err);
-	return 0;
-}
-
 /* The first watched fd that is readable or hung up, or -1. */
 static int
 watched(const struct pollfd *p, size_t n)
@@ -686,6 +677,15 @@ watched(const struct pollfd *p, size_t n)
 		if (p[i].revents != 0)
 			return p[i].fd;
 	return -1;
+}
+
+/* Serving stops: the record's repeats written, the seeding let go. */
+static void
+wind_down(struct ab_maskd *e)
+{
+	if (e->rec != NULL)
+		ab_maskrec_flush(e->rec);
+	seed_stop(e);
 }
 
 /* One read of the permission group, its events answered (serve). */
@@ -733,8 +733,7 @@ ab_maskd_serve_until(struct ab_maskd *e, const int *fds, size_t n, int timeout_m
 		}
 	}
 	deny_queued(e, &err);
-	if (e->rec != NULL)
-		ab_maskrec_flush(e->rec);
+	wind_down(e);
 	return err;
 }
 
@@ -784,15 +783,11 @@ ab_maskd_run(struct ab_maskd *e)
 		if (err == 0 && p[0].revents == 0 && seed_step(e) == 0 && e->track_err != 0)
 			p[1].fd = -1;
 		if (err == 0 && (w = watched(p, np)) >= 0) {
-			if (e->rec != NULL)
-				ab_maskrec_flush(e->rec);
-			seed_stop(e);
+			wind_down(e);
 			return w;
 		}
 	}
 	deny_queued(e, &err);
-	if (e->rec != NULL)
-		ab_maskrec_flush(e->rec);
-	seed_stop(e);
+	wind_down(e);
 	return err;
 }

@@ -292,13 +292,12 @@ void	ab_maskd_warm_collect(struct ab_maskd *e, struct ab_maskd_warm *w);
  */
 int	ab_maskd_warm_seed(struct ab_maskd *e, int pidfd, const char *list, size_t len);
 /*
- * Without an enforcer (a reader that cannot start one, or whose supervisor is gone):
- * deny every open on PERM until the session's pid 1 (PIDFD) is gone, so that nothing is
- * let through when this last holder of the group exits.
+ * Deny every open on PERM until the session's pid 1 (PIDFD) is gone: a session being
+ * ended, by a reader that failed closed, could not start its enforcer, or lost its
+ * supervisor; nothing is let through when this holder of the group exits.  Needs no
+ * enforcer.
  */
 void	ab_maskd_deny_until_gone(int perm, int pid1);
-/* Deny every event queued now (failing closed while the session is being ended). */
-int	ab_maskd_deny_pending(struct ab_maskd *e);
 /* The permission group's fd (for a supervisor's dup, or a test).  Not to be closed. */
 int	ab_maskd_fd(const struct ab_maskd *e);
 /*
