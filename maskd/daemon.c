@@ -439,8 +439,7 @@ child_close_others(int listen_fd, int conn)
 	unboxed = NULL;
 	ab_netpool_free(netpool);	/* namespaces for other boxes */
 	netpool = NULL;
-	ab_windex_free(windex);		/* its group and one fd per filesystem */
-	windex = NULL;
+	ab_windex_forsake(windex);	/* its group; not its memory: see walkindex.h */
 	for (i = 0; i < SESS_MAX; i++) {
 		if (!sessions[i].used)
 			continue;

@@ -847,6 +847,15 @@ ab_windex_fd(const struct ab_windex *w)
 }
 
 void
+ab_windex_forsake(struct ab_windex *w)
+{
+	if (w == NULL || w->fan < 0)
+		return;
+	(void)close(w->fan);
+	w->fan = -1;
+}
+
+void
 ab_windex_free(struct ab_windex *w)
 {
 	size_t i;
@@ -858,7 +867,7 @@ ab_windex_free(struct ab_windex *w)
 		key_free(&w->key[i]);
 	for (i = 0; i < AB_MASKD_FS_MAX; i++)
 		free(w->fs[i].root);
-	(void)close(w->fan);
+	ab_windex_forsake(w);
 	free(w->buf);
 	free(w);
 }

@@ -48,7 +48,7 @@ ab_fds_reset(void)
 			continue;
 		if (errno != EBADF)
 			return -errno;
-		if ((nfd = open("/dev/null", O_RDWR)) == -1)
+		if ((nfd = openat(AT_FDCWD, "/dev/null", O_RDWR)) == -1)
 			return -errno;
 		if (nfd != fd) {
 			(void)close(nfd);

@@ -109,7 +109,7 @@ add_path(struct ll_ctx *c, const char *path, uint64_t access)
 {
 	int fd, r;
 
-	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1) {
+	if ((fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT || errno == ENOTDIR) {
 			c->res->skipped++;
 			return 0;

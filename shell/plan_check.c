@@ -63,7 +63,7 @@ ab_plan_read(const char *path, struct ab_plan **out, const char **why)
 
 	*out = NULL;
 	/* O_NONBLOCK: a FIFO planted at the path must not hang the login. */
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1) {
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		r = -errno;
 		*why = r == -ENOENT ? "no session plan (is pam_agentbox in this PAM stack?)" :
 		    r == -ELOOP ? "session plan is a symlink" : "cannot open session plan";
@@ -106,7 +106,7 @@ ns_inode(const char *name, uint64_t *ino)
 	int fd, r = 0;
 
 	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -errno;
 	if (fstat(fd, &st) == -1 || fstatfs(fd, &sfs) == -1)
 		r = -errno;
@@ -183,7 +183,7 @@ ab_already_confined(void)
 	size_t got = 0;
 	int fd;
 
-	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC)) == -1)
 		return -errno;
 	while (got < sizeof(buf) - 1) {
 		n = read(fd, buf + got, sizeof(buf) - 1 - got);
