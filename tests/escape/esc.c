@@ -280,26 +280,43 @@ op_handle(char **a)
 	return r;
 }
 
+static int abstract_addr(const char *name, struct sockaddr_un *sun);
+
+/* SOCK as an address: "@NAME" is the abstract NAME, anything else a path. */
+static socklen_t
+sock_addr(const char *sock, struct sockaddr_un *sun)
+{
+	if (sock[0] == '@')
+		return (socklen_t)abstract_addr(sock + 1, sun);
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", sock);
+	return sizeof(*sun);
+}
+
 /*
- * An outside process of the same uid hands us an fd over a pathname socket (SCM_RIGHTS);
- * we open REL relative to it.  The fd was opened in the host's mount namespace.
+ * Someone of the same uid hands us an fd over a socket (SCM_RIGHTS: a pathname socket,
+ * or "@NAME" for an abstract one); we open REL relative to it.  From an outside process
+ * the fd was opened in the host's mount namespace; from another box, in that box's.
+ * With WAITFILE, the fd is held until WAITFILE exists (the other box has ended, and its
+ * masks with it) and the open is retried for a while as long as it is denied.
  */
 static int
 op_scm_recv(char **a)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun;
+	socklen_t len = sock_addr(a[0], &sun);
 	char c, cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &c, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 	    .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
-	int s, dfd, fd, r;
+	int s, dfd, fd, r, i;
 
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return FAIL();
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", a[0]);
-	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+	if (connect(s, (struct sockaddr *)&sun, len) == -1) {
 		note("connect ");
 		r = FAIL();
 		close(s);
@@ -314,37 +331,62 @@ op_scm_recv(char **a)
 	memcpy(&dfd, CMSG_DATA(cm), sizeof(int));
 	close(s);
 	note("got fd; ");
-	fd = openat(dfd, a[1], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (a[2]) {
+		for (i = 0; i < 1200 && access(a[2], F_OK) == -1; i++)
+			usleep(50000);
+		note(i < 1200 ? "held it until %s; " : "%s never came; ", a[2]);
+	}
+	for (i = 0;; i++) {
+		fd = openat(dfd, a[1], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 || !a[2] || (errno != EACCES && errno != EPERM) || i >= 100)
+			break;
+		usleep(100000);
+	}
+	r = fd < 0 ? FAIL() : 0;
 	close(dfd);
 	if (fd < 0)
-		return FAIL();
+		return r;
+	if (i > 0)
+		note("open worked at try %d; ", i + 1);
 	r = read_fd_report(fd);
 	close(fd);
 	return r;
 }
 
-/* The sender for op_scm_recv, run outside the session: serves fd of DIR on SOCK. */
+/*
+ * The sender for op_scm_recv: serves an O_PATH fd of DIR on SOCK ("@NAME": abstract), to
+ * N connections (1).  Without SECS it serves until killed (at most 120 s); with SECS it
+ * gives up after SECS seconds without a connection, and ETIMEDOUT means nobody took it.
+ */
 static int
 op_scm_serve(char **a)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun;
+	socklen_t len = sock_addr(a[0], &sun);
 	char c = 'x', cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &c, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 	    .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	int s, c2, dfd = open(a[1], O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int n = a[2] ? atoi(a[2]) : 1;
+	int n = a[2] ? atoi(a[2]) : 1, served = 0;
+	struct timeval tv = { .tv_sec = a[2] && a[3] ? atoi(a[3]) : 0 };
 
 	if (dfd < 0)
 		return FAIL();
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", a[0]);
-	unlink(a[0]);
-	if (s < 0 || bind(s, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(a[0], 0777) == -1 || listen(s, 4) == -1)
+	if (a[0][0] != '@')
+		unlink(a[0]);
+	if (s < 0 || bind(s, (struct sockaddr *)&sun, len) == -1) {
+		note("bind ");
 		return FAIL();
-	alarm(120);
+	}
+	if ((a[0][0] != '@' && chmod(a[0], 0777) == -1) || listen(s, 4) == -1)
+		return FAIL();
+	if (tv.tv_sec > 0)
+		setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	else
+		alarm(120);
 	while (n-- > 0 && (c2 = accept4(s, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		cm = CMSG_FIRSTHDR(&m);
@@ -354,9 +396,14 @@ op_scm_serve(char **a)
 		memcpy(CMSG_DATA(cm), &dfd, sizeof(int));
 		if (sendmsg(c2, &m, 0) < 0)
 			note("sendmsg %s ", strerror(errno));
+		else
+			served++;
 		close(c2);
 	}
-	return 0;
+	if (tv.tv_sec == 0)
+		return 0;
+	note("listened %lds, handed the fd to %d", (long)tv.tv_sec, served);
+	return served > 0 ? 0 : ETIMEDOUT;
 }
 
 /* ------------------------------------------------------------ undoing the world */

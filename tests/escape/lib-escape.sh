@@ -7,6 +7,8 @@
 #   raw 'shell line'                   queue a line of shell run inside the session
 #   esc_run VIA [USER]                 run it: VIA = su | su- | sudo | ssh | tmux
 #   esc_check                          assert every queued attempt (TAP)
+#   attempt_bg ID "what" EXPECT AUDIT 'ARGS'   attempt_sh in the session's background
+#   esc_run_bg VIA / esc_bg_wait       a session left running while a second one runs
 #
 # EXPECT is the errno names allowed as the outcome, '|'-separated (EACCES|EPERM), OK
 # when the operation must work, !OK for "anything but success", ANY to only report.  AUDIT is `rec` when
@@ -212,9 +214,19 @@ attempt_sh() {
 	esc_line "$aid" "$5"
 }
 
+# attempt_bg ID "what" EXPECT AUDIT 'ARGS as shell words': attempt_sh run in the
+# background of the session script, its pid in $pid_ID there (`raw 'wait $pid_ID'`).
+attempt_bg() {
+	ESC_IDS+=("$1")
+	ESC_EXP[$1]=$3
+	ESC_AUD[$1]=$4
+	ESC_WHAT[$1]=$2
+	esc_line "$1" "$5" " & pid_$1=\$!"
+}
+
 # An attempt killed by a signal prints nothing itself: say so for it (KILLED).
 esc_line() {
-	echo "\$ESC $1 $2 || { r=\$?; [ \$r -ge 128 ] && echo \"ESC $1 \$r KILLED signal \$((r - 128))\"; }" >> "$ESC_SCRIPT"
+	echo "{ \$ESC $1 $2 || { r=\$?; [ \$r -ge 128 ] && echo \"ESC $1 \$r KILLED signal \$((r - 128))\"; }; }${3:-}" >> "$ESC_SCRIPT"
 }
 
 # expect ID "what" EXPECT AUDIT: register an attempt whose ESC line a raw line prints.
@@ -254,6 +266,33 @@ esc_run() {
 	if ! grep -q '^ESC-END' "$out"; then
 		diag "session output:"; sed 's/^/#   /' "$out" | tail -n 30
 	fi
+}
+
+# esc_run_bg VIA [USER] [TIMEOUT]: esc_run in the background, so that a second session of
+# the same agent (a second box) can run while this one does.  $E2E_DIR/ended-NAME appears
+# once the session is over (its entry command returned).  esc_bg_wait waits for it and
+# makes it the current session again for esc_check (its attempts, output, audit session
+# and the audit mark from before it started).
+esc_run_bg() {
+	e2e_audit_since
+	ESC_BG_NAME=$ESC_NAME ESC_BG_VIA=$1
+	ESC_BG_IDS=("${ESC_IDS[@]}")
+	ESC_BG_MARK="$E2E_AUDIT_MARK_INO $E2E_AUDIT_MARK_OFF $E2E_AUDIT_MARK_TIME"
+	rm -f "$E2E_DIR/ended-$ESC_NAME"
+	( esc_run "$@" >"$E2E_DIR/bg-$ESC_NAME.tap"; : > "$E2E_DIR/ended-$ESC_NAME" ) &
+	ESC_BG_PID=$!
+	defer "kill $ESC_BG_PID 2>/dev/null"
+}
+
+esc_bg_wait() {
+	wait "$ESC_BG_PID"
+	cat "$E2E_DIR/bg-$ESC_BG_NAME.tap"
+	ESC_NAME=$ESC_BG_NAME ESC_VIA=$ESC_BG_VIA
+	ESC_IDS=("${ESC_BG_IDS[@]}")
+	ESC_SCRIPT="$ESC_LIB/s-$ESC_NAME.sh"
+	ESC_OUT="$E2E_DIR/out-$ESC_NAME"
+	read -r E2E_AUDIT_MARK_INO E2E_AUDIT_MARK_OFF E2E_AUDIT_MARK_TIME <<<"$ESC_BG_MARK"
+	ESC_SES=$(sed -n 's/^ESC ses 0 OK .*ses=\([0-9]*\).*/\1/p' "$ESC_OUT" | head -n 1)
 }
 
 # A tmux pane, with a pty, in which root runs su: the entry path that shares a terminal.
@@ -385,6 +424,25 @@ esc_check() {
 			not_ok "$aid denial in agentbox-audit's review of session $ESC_SES"
 		fi
 	done
+}
+
+# esc_ll_record ID BLOCKER: after esc_check, the denial of attempt ID in this session has
+# a Landlock record (UNKNOWN[1423] / LANDLOCK_ACCESS) whose blockers= names BLOCKER.
+esc_ll_record() {
+	local got
+	got=$(awk -v comm="comm=\"e-$1\"" -v ses=" ses=$ESC_SES " -v b="$2" '
+		match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
+			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s); sub(/\)/, "", s)
+			if ((index($0, "type=UNKNOWN[1423]") || index($0, "type=LANDLOCK_ACCESS")) &&
+			    match($0, /blockers=[^ ]*/)) {
+				n = split(substr($0, RSTART + 9, RLENGTH - 9), bl, ",")
+				for (i = 1; i <= n; i++) if (bl[i] == b) ll[s] = 1
+			}
+			if (index($0, comm) && index($0, ses)) mine[s] = 1
+		}
+		END { for (s in mine) if (s in ll) { print s; exit } }' "$ESC_SLICE")
+	[ -n "$got" ]
+	check $? "$1 its Landlock record names blockers=$2 (ses=$ESC_SES comm=e-$1)"
 }
 
 # esc_in_review FILE COMM: does the --json review hold a denial by COMM?  (jq -e alone

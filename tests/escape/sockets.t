@@ -3,7 +3,8 @@
 # ssh-agent, docker, D-Bus (system and session), tmux and X11 sockets of the host,
 # abstract sockets of host services and of another agent's session, a pathname socket
 # served by an outside process of the same uid handing over an fd with SCM_RIGHTS, and
-# fds leaked into the session.  Entered through the test sshd.
+# fds leaked into the session.  Entered through the test sshd.  Then two boxes of the
+# same agent at once (invariant 2, F11): one hands the other an fd of its home.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/e2e/lib-e2e.sh"
 . "$TOP/tests/escape/lib-escape.sh"
@@ -77,5 +78,51 @@ esc_check
 esc_assert_confined
 
 esc_outside_refuses scm
+esc_assert_gone "$ESC_AGENT"
+
+## F11: two boxes of the same agent at once (two `persist = no` logins).  Box A serves an
+## O_PATH fd of its home with SCM_RIGHTS on a socket file in the home, one in the project
+## and an abstract socket; box B takes it, holds it until A has ended (A's masks and
+## fanotify marks went with A's mounts), then opens .ssh/id_ed25519 through it.  Since
+## b7d8e76 a socket file is made only in the box's own /tmp, /var/tmp, /dev/shm and
+## /run/user/UID (Landlock fs.make_sock), and abstract sockets are scoped to the box
+## (Landlock scope.abstract_unix_socket), so the hand-over fails at its first step.
+TWO="$P/.esc-2box"
+defer "rm -f $TWO.sock $TWO-a-ready $TWO-a-gone $AH/.esc-2box.sock"
+rm -f "$TWO-a-ready" "$TWO-a-gone"
+esc_begin 2box-a
+attempt_bg S13 "box A: a socket file in the shared home, to hand a second box of the agent an O_PATH fd of the home (SCM_RIGHTS)" EACCES rec 'scm-serve "$HOME/.esc-2box.sock" "$HOME" 1 20'
+attempt_bg S14 "box A: the same socket file in the project" EACCES rec "scm-serve $TWO.sock \"\$HOME\" 1 20"
+attempt_bg S15 "box A: an abstract socket handing out the home fd: no other box takes it" ETIMEDOUT - 'scm-serve @abt-esc-2box "$HOME" 1 20'
+raw "i=0; until grep -q '@abt-esc-2box\$' /proc/net/unix || [ \$i -ge 100 ]; do sleep 0.05; i=\$((i + 1)); done; sleep 0.2; touch $TWO-a-ready"
+raw 'wait $pid_S13; wait $pid_S14; wait $pid_S15'
+esc_run_bg su
+# A's end, told to B (which holds A's fd by then if the hand-over worked).
+( i=0; while [ ! -e "$E2E_DIR/ended-2box-a" ] && [ $i -lt 1500 ]; do sleep 0.1; i=$((i + 1)); done
+  touch "$TWO-a-gone" ) &
+defer "kill $! 2>/dev/null"
+i=0; while [ ! -e "$TWO-a-ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$TWO-a-ready" ]; check $? "box A of $ESC_AGENT runs and listens (abstract @abt-esc-2box)"
+
+esc_begin 2box-b
+attempt_bg S16 "box B (same agent, while A runs): take A's home fd on the socket file in the home, hold it until A ends, read A's masked ~/.ssh/id_ed25519" ENOENT - "scm-recv \"\$HOME/.esc-2box.sock\" .ssh/id_ed25519 $TWO-a-gone"
+attempt_bg S17 "box B: the same through the socket file in the project" ENOENT - "scm-recv $TWO.sock .ssh/id_ed25519 $TWO-a-gone"
+attempt_bg S18 "box B: the same through box A's abstract socket" EPERM rec "scm-recv @abt-esc-2box .ssh/id_ed25519 $TWO-a-gone"
+raw 'wait $pid_S16; wait $pid_S17; wait $pid_S18'
+raw "[ -e $TWO-a-gone ] && echo 'box A had ended before box B did' || echo 'box A still ran when box B ended'"
+esc_run su
+esc_check
+esc_assert_confined
+esc_ll_record S18 scope.abstract_unix_socket
+grep -q '^box A still ran' "$ESC_OUT"; check $? "box B's attempts ran while box A ran"
+
+esc_bg_wait
+esc_check
+esc_assert_confined
+esc_ll_record S13 fs.make_sock
+esc_ll_record S14 fs.make_sock
+[ ! -e "$AH/.esc-2box.sock" ] && [ ! -e "$TWO.sock" ]; check $? "S13/S14 no socket file was made in the home or the project"
+is "$(grep -c SECRET-LEAKED "$E2E_DIR/out-2box-a" "$E2E_DIR/out-2box-b" | awk -F: '{ s += $2 } END { print s + 0 }')" 0 \
+    "S13-S18 no planted secret reached either box"
 esc_assert_gone "$ESC_AGENT"
 finish
