@@ -114,7 +114,8 @@ ROOT_TESTS     += $(sort $(wildcard tests/e2e/*.t)) $(sort $(wildcard tests/esca
 ROOT_TEST_DEPS += $(PAM_SO) $(AB_INIT) $(PAM_SAN_SO) $(T)/pam_try $(T)/pam_try_san \
                   $(B)/agentbox-shell $(T)/shell-apply $(B)/try-op $(B)/agentbox-audit \
                   $(AUDIT_SAN) $(T)/record-session $(ADMIN_BIN) $(B)/escape/esc \
-                  $(MASKD_BIN) $(T)/maskd-try $(NETD_BIN) $(NETD_SAN) $(T)/netd-box
+                  $(MASKD_BIN) $(T)/maskd-try $(NETD_BIN) $(NETD_SAN) $(T)/netd-box \
+                  $(T)/fail-syscall
 
 # netd-box plays the PAM side of a proxy-mode login for tests/e2e/netd_daemon.t.
 $(T)/netd-box: $(B)/tests/netd-box.o $(B)/netd/proto.o $(POLICY_LIB) $(UTIL_LIB)
@@ -140,6 +141,11 @@ $(T)/net-record: $(B)/tests/fixtures/gen/net-record.o
 # maskd_enforce.t's agent: one named open-like operation per run.
 $(T)/maskd-try: $(B)/tests/maskd-try.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+# A program with one syscall made to fail (seccomp), for fail-closed paths no real
+# condition reaches alone (maskd_world.t: a reader agentbox-maskd cannot watch).
+$(T)/fail-syscall: $(B)/tests/fail-syscall.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call pkg,--libs libseccomp)
 
 # The escape suite's attack program runs inside the box, as the agent: normal flags
 # (sanitizer runtimes would only add noise there).

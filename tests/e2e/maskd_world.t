@@ -6,7 +6,8 @@
 # process is gone, or LOGIN_EXIT_WAIT_MS after the box's end when it lingers, and after
 # both nothing on the host holds it (DESIGN invariant 4); the session's fanotify groups,
 # whose last close the reader makes now, are all closed after it.  Then a reader that
-# cannot be forked: the login is refused before its command runs, and says why.
+# cannot be forked, and one that cannot be watched: the login is refused before its
+# command runs, and says why.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-pam.sh"
@@ -166,4 +167,54 @@ elif [ -n "${CI:-}${AB_STRICT:-}" ]; then
 else
 	ok "# SKIP no writable pids cgroup (v1) here"
 fi
+
+# ---- a reader that cannot be watched: the login is refused, and says why ----
+# The supervisor answers "ok" only once it holds a pidfd of the reader it forked (without
+# one it could not see the reader die, and the session would run on unmasked after it).
+# Nothing makes pidfd_open fail alone, so a second agentbox-maskd runs with it failing
+# (tests/fail-syscall, ENOMEM: no memory for the pidfd), and one login goes through it;
+# the reader's own pidfd_open of its supervisor fails too, which must end the session as
+# well, never open it.
+FAIL_SOCK=$E2E_DIR/maskd-nopidfd/control
+mkdir -p "${FAIL_SOCK%/*}" || e2e_die "mkdir"
+"$BUILD/tests/fail-syscall" pidfd_open 12 "$PAM_MASKD" --daemon --foreground \
+    --control "$FAIL_SOCK" >>"${FAIL_SOCK%/*}/log" 2>&1 </dev/null &
+FAIL_PID=$!
+defer "kill $FAIL_PID 2>/dev/null"
+for i in $(seq 100); do [ -S "$FAIL_SOCK" ] && break; sleep 0.05; done
+[ -S "$FAIL_SOCK" ] || e2e_die "the agentbox-maskd without pidfd_open did not start"
+cp /etc/pam.d/su "$E2E_DIR/su.pam" || e2e_die "save the su stack"
+defer "cp '$E2E_DIR/su.pam' /etc/pam.d/su"
+sed -i "s|maskd=$PAM_MASKD_SOCK|maskd=$FAIL_SOCK|" /etc/pam.d/su
+grep -q "maskd=$FAIL_SOCK" /etc/pam.d/su || e2e_die "the PAM line of the second daemon"
+e2e_audit_since
+pam_authlog_since
+rm -f "$P/ran"
+timeout 20 su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
+rc=$?
+cp "$E2E_DIR/su.pam" /etc/pam.d/su
+if [ $rc != 0 ] && [ $rc != 124 ] && [ ! -e "$P/ran" ]; then
+	ok "no pidfd: the login is refused, its command never runs (su status $rc)"
+else
+	not_ok "no pidfd: su status $rc (124: it hung), command ran: $([ -e "$P/ran" ] && echo yes || echo no)"
+fi
+line=$(grep -E "ses [0-9]+ refused: pidfd_open\(reader\): " "${FAIL_SOCK%/*}/log" | tail -n 1)
+if [ -n "$line" ]; then ok "no pidfd: agentbox-maskd says why ($line)"
+else not_ok "no pidfd: nothing in agentbox-maskd's log ($(tail -n 3 "${FAIL_SOCK%/*}/log" | tr '\n' '|'))"; fi
+pam_authlog_find "agentbox-maskd refused the session: pidfd_open\(reader\): " >/dev/null
+check $? "no pidfd: the auth log says the session was refused, and why"
+found=""
+for i in $(seq 50); do
+	e2e_audit_records | grep -q "op=agentbox-session-refused user=\"*$U" &&
+	    { found=1; break; }
+	sleep 0.1
+done
+[ -n "$found" ]; check $? "no pidfd: on the record: agentbox-session-refused user=$U"
+e2e_wait_uid_gone "$UID_A" 5; check $? "no pidfd: no process of the agent left"
+# The reader the supervisor could not watch ended with the session and was reaped (pgrep
+# lists zombies too): none is left.
+within 3 sh -c "! pgrep -P $FAIL_PID >/dev/null"
+check $? "no pidfd: no reader of that daemon is left"
+su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
+[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "no pidfd: the next login, through the usual daemon, runs"
 finish
