@@ -7,7 +7,8 @@
 # both nothing on the host holds it (DESIGN invariant 4); the session's fanotify groups,
 # whose last close the reader makes now, are all closed after it.  Then a reader that
 # cannot be forked, and one that cannot be watched: the login is refused before its
-# command runs, and says why.
+# command runs, and says why; and one that finds its supervisor gone as it starts: it
+# ends the session itself.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-e2e.sh"
 . "$(dirname "$0")/lib-pam.sh"
@@ -217,4 +218,47 @@ within 3 sh -c "! pgrep -P $FAIL_PID >/dev/null"
 check $? "no pidfd: no reader of that daemon is left"
 su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
 [ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "no pidfd: the next login, through the usual daemon, runs"
+
+# ---- a reader that finds its supervisor gone as it starts: the session ends ----
+# Both holders of the session's groups gone before its processes would let every open
+# through; a reader that cannot see its supervisor (pidfd_open of it fails: here made to,
+# for that pid alone, by --arg0-self) ends the session itself: pid 1 killed, every open
+# denied until it is gone, an agentbox-mask-end record.
+GONE_SOCK=$E2E_DIR/maskd-noparent/control
+mkdir -p "${GONE_SOCK%/*}" || e2e_die "mkdir"
+"$BUILD/tests/fail-syscall" --arg0-self pidfd_open 12 "$PAM_MASKD" --daemon --foreground \
+    --control "$GONE_SOCK" >>"${GONE_SOCK%/*}/log" 2>&1 </dev/null &
+GONE_PID=$!
+defer "kill $GONE_PID 2>/dev/null"
+for i in $(seq 100); do [ -S "$GONE_SOCK" ] && break; sleep 0.05; done
+[ -S "$GONE_SOCK" ] || e2e_die "the second agentbox-maskd did not start"
+sed -i "s|maskd=$PAM_MASKD_SOCK|maskd=$GONE_SOCK|" /etc/pam.d/su
+grep -q "maskd=$GONE_SOCK" /etc/pam.d/su || e2e_die "the PAM line of the second daemon"
+printf 'VISIBLE' > "$P/plain.txt" && chown $U: "$P/plain.txt"
+e2e_audit_since
+rm -f "$P/ran"
+out=$(timeout 20 su $U -c "cat $P/plain.txt; echo ran > $P/ran" 2>&1)
+rc=$?
+cp "$E2E_DIR/su.pam" /etc/pam.d/su
+if [ $rc != 0 ] && [ $rc != 124 ] && [ ! -e "$P/ran" ] && [ "${out#*VISIBLE}" = "$out" ]; then
+	ok "supervisor gone: the session ends before its command reads or writes (su status $rc)"
+else
+	not_ok "supervisor gone: su status $rc (124: it hung), wrote: $([ -e "$P/ran" ] && echo yes || echo no), output: $out"
+fi
+line=$(grep -E "ses [0-9]+: supervisor gone before the reader started: ending the session" \
+    "${GONE_SOCK%/*}/log" | tail -n 1)
+if [ -n "$line" ]; then ok "supervisor gone: the reader says so ($line)"
+else not_ok "supervisor gone: nothing in the reader's log ($(tail -n 3 "${GONE_SOCK%/*}/log" | tr '\n' '|'))"; fi
+found=""
+for i in $(seq 50); do
+	e2e_audit_records | grep -q "op=agentbox-mask-end ses=[0-9]* uid=$UID_A reason=supervisor-gone" &&
+	    { found=1; break; }
+	sleep 0.1
+done
+[ -n "$found" ]; check $? "supervisor gone: on the record: agentbox-mask-end reason=supervisor-gone"
+e2e_wait_uid_gone "$UID_A" 5; check $? "supervisor gone: no process of the agent left"
+within 3 sh -c "! pgrep -P $GONE_PID >/dev/null"
+check $? "supervisor gone: the reader ended with the session"
+su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
+[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "supervisor gone: the next login, through the usual daemon, runs"
 finish
