@@ -54,6 +54,15 @@ session_of() {
 	done
 	return 1
 }
+# audit_within S ERE: a record since e2e_audit_since matches ERE within S seconds.
+audit_within() {
+	local i
+	for i in $(seq $(( $1 * 10 ))); do
+		e2e_audit_records | grep -q -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # within S CMD...: CMD (a test) holds within S seconds.
 within() {
 	local i n=$(( $1 * 20 ))
@@ -152,13 +161,8 @@ if [ -w "$CG_ROOT/cgroup.procs" ] && mkdir "$CG" 2>/dev/null; then
 	else not_ok "no fork: nothing in agentbox-maskd's log"; fi
 	pam_authlog_find "agentbox-maskd refused the session: fork: " >/dev/null
 	check $? "no fork: the auth log says the session was refused, and why"
-	found=""
-	for i in $(seq 50); do
-		e2e_audit_records | grep -q "op=agentbox-session-refused user=\"*$U" &&
-		    { found=1; break; }
-		sleep 0.1
-	done
-	[ -n "$found" ]; check $? "no fork: on the record: agentbox-session-refused user=$U"
+	audit_within 5 "op=agentbox-session-refused user=\"*$U"
+	check $? "no fork: on the record: agentbox-session-refused user=$U"
 	e2e_wait_uid_gone "$UID_A" 5; check $? "no fork: no process of the agent left"
 	# The daemon goes on: the next login has its reader.
 	su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
@@ -169,96 +173,88 @@ else
 	ok "# SKIP no writable pids cgroup (v1) here"
 fi
 
-# ---- a reader that cannot be watched: the login is refused, and says why ----
-# The supervisor answers "ok" only once it holds a pidfd of the reader it forked (without
-# one it could not see the reader die, and the session would run on unmasked after it).
-# Nothing makes pidfd_open fail alone, so a second agentbox-maskd runs with it failing
-# (tests/fail-syscall, ENOMEM: no memory for the pidfd), and one login goes through it;
-# the reader's own pidfd_open of its supervisor fails too, which must end the session as
-# well, never open it.
-FAIL_SOCK=$E2E_DIR/maskd-nopidfd/control
-mkdir -p "${FAIL_SOCK%/*}" || e2e_die "mkdir"
-"$BUILD/tests/fail-syscall" pidfd_open 12 "$PAM_MASKD" --daemon --foreground \
-    --control "$FAIL_SOCK" >>"${FAIL_SOCK%/*}/log" 2>&1 </dev/null &
-FAIL_PID=$!
-defer "kill $FAIL_PID 2>/dev/null"
-for i in $(seq 100); do [ -S "$FAIL_SOCK" ] && break; sleep 0.05; done
-[ -S "$FAIL_SOCK" ] || e2e_die "the agentbox-maskd without pidfd_open did not start"
+# ---- a reader that cannot be watched, or that finds its supervisor gone ----
+# faulty TAG FAIL-SYSCALL-ARGS...: a second agentbox-maskd, its control socket
+# $E2E_DIR/maskd-TAG/control, run by tests/fail-syscall with one syscall failing; sets
+# FAULTY_SOCK, FAULTY_LOG and FAULTY_PID.
+faulty() {
+	local tag=$1 i
+	shift
+	FAULTY_SOCK=$E2E_DIR/maskd-$tag/control
+	FAULTY_LOG=$E2E_DIR/maskd-$tag/log
+	mkdir -p "${FAULTY_SOCK%/*}" || e2e_die "mkdir"
+	"$BUILD/tests/fail-syscall" "$@" "$PAM_MASKD" --daemon --foreground \
+	    --control "$FAULTY_SOCK" >>"$FAULTY_LOG" 2>&1 </dev/null &
+	FAULTY_PID=$!
+	defer "kill $FAULTY_PID 2>/dev/null"
+	for i in $(seq 100); do [ -S "$FAULTY_SOCK" ] && return 0; sleep 0.05; done
+	e2e_die "agentbox-maskd under fail-syscall $* did not start"
+}
+# login_faulty CMD: one login of $U through the faulty daemon; sets RC and OUT.
+login_faulty() {
+	sed "s|maskd=$PAM_MASKD_SOCK|maskd=$FAULTY_SOCK|" "$E2E_DIR/su.pam" > /etc/pam.d/su &&
+	    grep -q "maskd=$FAULTY_SOCK" /etc/pam.d/su || e2e_die "the PAM line of $FAULTY_SOCK"
+	rm -f "$P/ran"
+	OUT=$(timeout 20 su $U -c "$1" 2>&1)
+	RC=$?
+	cp "$E2E_DIR/su.pam" /etc/pam.d/su || e2e_die "restore the su stack"
+}
+# log_says WHAT ERE: the faulty daemon's log has a line matching ERE.
+log_says() {
+	local line
+	line=$(grep -E "$2" "$FAULTY_LOG" | tail -n 1)
+	if [ -n "$line" ]; then ok "$1 ($line)"
+	else not_ok "$1: not in its log ($(tail -n 3 "$FAULTY_LOG" | tr '\n' '|'))"; fi
+}
+# after_fault LABEL: nothing of the session is left, and the usual daemon serves again.
+after_fault() {
+	e2e_wait_uid_gone "$UID_A" 5; check $? "$1: no process of the agent left"
+	# pgrep lists zombies too: the reader ended and was reaped.
+	within 3 sh -c "! pgrep -P $FAULTY_PID >/dev/null"
+	check $? "$1: no reader of that daemon is left"
+	su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
+	[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "$1: the next login, through the usual daemon, runs"
+}
 cp /etc/pam.d/su "$E2E_DIR/su.pam" || e2e_die "save the su stack"
 defer "cp '$E2E_DIR/su.pam' /etc/pam.d/su"
-sed -i "s|maskd=$PAM_MASKD_SOCK|maskd=$FAIL_SOCK|" /etc/pam.d/su
-grep -q "maskd=$FAIL_SOCK" /etc/pam.d/su || e2e_die "the PAM line of the second daemon"
+
+# The supervisor answers "ok" only once it holds a pidfd of the reader it forked (without
+# one it could not see the reader die, and the session would run on unmasked after it).
+# Nothing makes pidfd_open fail alone: here it fails with ENOMEM in the whole daemon, so
+# the reader's own pidfd_open of its supervisor fails too, which must end the session as
+# well, never open it.
+faulty nopidfd pidfd_open 12
 e2e_audit_since
 pam_authlog_since
-rm -f "$P/ran"
-timeout 20 su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
-rc=$?
-cp "$E2E_DIR/su.pam" /etc/pam.d/su
-if [ $rc != 0 ] && [ $rc != 124 ] && [ ! -e "$P/ran" ]; then
-	ok "no pidfd: the login is refused, its command never runs (su status $rc)"
+login_faulty "echo ran > $P/ran"
+if [ $RC != 0 ] && [ $RC != 124 ] && [ ! -e "$P/ran" ]; then
+	ok "no pidfd: the login is refused, its command never runs (su status $RC)"
 else
-	not_ok "no pidfd: su status $rc (124: it hung), command ran: $([ -e "$P/ran" ] && echo yes || echo no)"
+	not_ok "no pidfd: su status $RC (124: it hung), command ran: $([ -e "$P/ran" ] && echo yes || echo no)"
 fi
-line=$(grep -E "ses [0-9]+ refused: pidfd_open\(reader\): " "${FAIL_SOCK%/*}/log" | tail -n 1)
-if [ -n "$line" ]; then ok "no pidfd: agentbox-maskd says why ($line)"
-else not_ok "no pidfd: nothing in agentbox-maskd's log ($(tail -n 3 "${FAIL_SOCK%/*}/log" | tr '\n' '|'))"; fi
+log_says "no pidfd: agentbox-maskd says why" "ses [0-9]+ refused: pidfd_open\(reader\): "
 pam_authlog_find "agentbox-maskd refused the session: pidfd_open\(reader\): " >/dev/null
 check $? "no pidfd: the auth log says the session was refused, and why"
-found=""
-for i in $(seq 50); do
-	e2e_audit_records | grep -q "op=agentbox-session-refused user=\"*$U" &&
-	    { found=1; break; }
-	sleep 0.1
-done
-[ -n "$found" ]; check $? "no pidfd: on the record: agentbox-session-refused user=$U"
-e2e_wait_uid_gone "$UID_A" 5; check $? "no pidfd: no process of the agent left"
-# The reader the supervisor could not watch ended with the session and was reaped (pgrep
-# lists zombies too): none is left.
-within 3 sh -c "! pgrep -P $FAIL_PID >/dev/null"
-check $? "no pidfd: no reader of that daemon is left"
-su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
-[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "no pidfd: the next login, through the usual daemon, runs"
+audit_within 5 "op=agentbox-session-refused user=\"*$U"
+check $? "no pidfd: on the record: agentbox-session-refused user=$U"
+after_fault "no pidfd"
 
-# ---- a reader that finds its supervisor gone as it starts: the session ends ----
 # Both holders of the session's groups gone before its processes would let every open
 # through; a reader that cannot see its supervisor (pidfd_open of it fails: here made to,
 # for that pid alone, by --arg0-self) ends the session itself: pid 1 killed, every open
 # denied until it is gone, an agentbox-mask-end record.
-GONE_SOCK=$E2E_DIR/maskd-noparent/control
-mkdir -p "${GONE_SOCK%/*}" || e2e_die "mkdir"
-"$BUILD/tests/fail-syscall" --arg0-self pidfd_open 12 "$PAM_MASKD" --daemon --foreground \
-    --control "$GONE_SOCK" >>"${GONE_SOCK%/*}/log" 2>&1 </dev/null &
-GONE_PID=$!
-defer "kill $GONE_PID 2>/dev/null"
-for i in $(seq 100); do [ -S "$GONE_SOCK" ] && break; sleep 0.05; done
-[ -S "$GONE_SOCK" ] || e2e_die "the second agentbox-maskd did not start"
-sed -i "s|maskd=$PAM_MASKD_SOCK|maskd=$GONE_SOCK|" /etc/pam.d/su
-grep -q "maskd=$GONE_SOCK" /etc/pam.d/su || e2e_die "the PAM line of the second daemon"
+faulty noparent --arg0-self pidfd_open 12
 printf 'VISIBLE' > "$P/plain.txt" && chown $U: "$P/plain.txt"
 e2e_audit_since
-rm -f "$P/ran"
-out=$(timeout 20 su $U -c "cat $P/plain.txt; echo ran > $P/ran" 2>&1)
-rc=$?
-cp "$E2E_DIR/su.pam" /etc/pam.d/su
-if [ $rc != 0 ] && [ $rc != 124 ] && [ ! -e "$P/ran" ] && [ "${out#*VISIBLE}" = "$out" ]; then
-	ok "supervisor gone: the session ends before its command reads or writes (su status $rc)"
+login_faulty "cat $P/plain.txt; echo ran > $P/ran"
+if [ $RC != 0 ] && [ $RC != 124 ] && [ ! -e "$P/ran" ] && [ "${OUT#*VISIBLE}" = "$OUT" ]; then
+	ok "supervisor gone: the session ends before its command reads or writes (su status $RC)"
 else
-	not_ok "supervisor gone: su status $rc (124: it hung), wrote: $([ -e "$P/ran" ] && echo yes || echo no), output: $out"
+	not_ok "supervisor gone: su status $RC (124: it hung), wrote: $([ -e "$P/ran" ] && echo yes || echo no), output: $OUT"
 fi
-line=$(grep -E "ses [0-9]+: supervisor gone before the reader started: ending the session" \
-    "${GONE_SOCK%/*}/log" | tail -n 1)
-if [ -n "$line" ]; then ok "supervisor gone: the reader says so ($line)"
-else not_ok "supervisor gone: nothing in the reader's log ($(tail -n 3 "${GONE_SOCK%/*}/log" | tr '\n' '|'))"; fi
-found=""
-for i in $(seq 50); do
-	e2e_audit_records | grep -q "op=agentbox-mask-end ses=[0-9]* uid=$UID_A reason=supervisor-gone" &&
-	    { found=1; break; }
-	sleep 0.1
-done
-[ -n "$found" ]; check $? "supervisor gone: on the record: agentbox-mask-end reason=supervisor-gone"
-e2e_wait_uid_gone "$UID_A" 5; check $? "supervisor gone: no process of the agent left"
-within 3 sh -c "! pgrep -P $GONE_PID >/dev/null"
-check $? "supervisor gone: the reader ended with the session"
-su $U -c "echo ran > $P/ran" >>"$E2E_DIR/su.log" 2>&1
-[ "$(cat "$P/ran" 2>/dev/null)" = ran ]; check $? "supervisor gone: the next login, through the usual daemon, runs"
+log_says "supervisor gone: the reader says so" \
+    "ses [0-9]+: supervisor gone before the reader started: ending the session"
+audit_within 5 "op=agentbox-mask-end ses=[0-9]* uid=$UID_A reason=supervisor-gone"
+check $? "supervisor gone: on the record: agentbox-mask-end reason=supervisor-gone"
+after_fault "supervisor gone"
 finish
