@@ -42,8 +42,9 @@ int	ab_windex_new(struct ab_windex **out);
 void	ab_windex_free(struct ab_windex *w);
 /*
  * In a child forked from the daemon: close the index's group, keep its memory.  Freeing
- * it would write to every page of the parent's copy (a copy-on-write fault each, ~0.1-0.3 ms
- * of a reader's start); the memory goes with the child's exit.
+ * it would write to every page of the parent's copy, a copy-on-write fault each, before
+ * the reader's first answer (perf showed it in a daemon holding many users' keys); the
+ * memory goes with the child's exit, and no code of the child uses the index.
  */
 void	ab_windex_forsake(struct ab_windex *w);
 /* The group's fd, to poll: readable means events to drain. */
