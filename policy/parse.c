@@ -174,6 +174,9 @@ check_bytes(struct reader *rd, const unsigned char *s, size_t n)
 	size_t i, k;
 
 	for (i = 0; i < n; i += k) {
+		k = 1;
+		if (s[i] >= 0x20 && s[i] < 0x7f)
+			continue;	/* printable ASCII, most of every policy */
 		if (s[i] == '\0') {
 			bad(rd, "NUL byte at column %zu", i + 1);
 			return -1;
