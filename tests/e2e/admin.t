@@ -259,6 +259,10 @@ case $cost in
 	ok "doctor states the audit rules' host-wide cost" ;;
 *)	not_ok "doctor states the audit rules' host-wide cost"; diag "got: $cost" ;;
 esac
+# ... and what the agents pay themselves: their tasks keep their audit contexts.
+like "$(printf '%s\n' "$doc" | grep "^ok    agents' audit contexts: ")" \
+    "every task of an agent session keeps a live audit context*DAC and read-only-mount" \
+    "doctor states what the agents' own audit contexts are for"
 
 # Live masks: how many sessions the kernel's fanotify group limit leaves room for.
 like "$(printf '%s\n' "$doc" | grep 'live masks: ')" \
