@@ -470,6 +470,25 @@ note_warm(struct ab_maskd *e)
 }
 
 /*
+ * The next permission event of BUF[0..LEN) at *OFF into *MD, *OFF past it: 1, 0 at the
+ * end, -EPROTO for one that cannot be parsed (nor anything after it).  Permission
+ * events carry no info records: the metadata is the whole event.
+ */
+static int
+perm_event_next(const unsigned char *buf, size_t len, size_t *off,
+    struct fanotify_event_metadata *md)
+{
+	if (len - *off < sizeof(*md))
+		return 0;
+	memcpy(md, buf + *off, sizeof(*md));
+	if (md->vers != FANOTIFY_METADATA_VERSION || md->event_len < sizeof(*md) ||
+	    md->event_len > len - *off)
+		return -EPROTO;
+	*off += md->event_len;
+	return 1;
+}
+
+/*
  * The events in E->buf[0..LEN).  *ERR: 0 while serving; once set (here or by the
  * caller), every later event is denied.  Each event fd is closed after its answer.
  */
@@ -479,16 +498,13 @@ serve(struct ab_maskd *e, size_t len, int *err)
 	struct fanotify_event_metadata md;
 	unsigned int rule;
 	size_t off = 0;
-	int cache, r;
+	int more, cache, r;
 
-	while (len - off >= sizeof(md)) {
-		memcpy(&md, e->buf + off, sizeof(md));
-		if (md.vers != FANOTIFY_METADATA_VERSION || md.event_len < sizeof(md) ||
-		    md.event_len > len - off) {
-			*err = *err != 0 ? *err : -EPROTO;
+	while ((more = perm_event_next(e->buf, len, &off, &md)) != 0) {
+		if (more < 0) {
+			*err = *err != 0 ? *err : more;
 			return;	/* nothing more can be parsed; run() denies what is queued */
 		}
-		off += md.event_len;
 		if (md.mask & FAN_Q_OVERFLOW) {
 			*err = *err != 0 ? *err : -EOVERFLOW;
 			continue;
@@ -651,17 +667,13 @@ ab_maskd_deny_until_gone(int perm, int pid1)
 	for (;;) {
 		if (poll(p, 2, -1) == -1 && errno != EINTR)
 			continue;	/* nothing better to do than keep denying */
-		if (p[0].revents != 0 && (n = read(perm, buf, sizeof(buf))) > 0) {
-			for (off = 0; (size_t)n - off >= sizeof(md); off += md.event_len) {
-				memcpy(&md, buf + off, sizeof(md));
-				if (md.event_len < sizeof(md) || md.event_len > (size_t)n - off)
-					break;
+		off = 0;
+		if (p[0].revents != 0 && (n = read(perm, buf, sizeof(buf))) > 0)
+			while (perm_event_next(buf, (size_t)n, &off, &md) == 1)
 				if (md.fd >= 0) {
 					(void)answer(perm, md.fd, AB_MASKD_RULE_UNKNOWN);
 					(void)close(md.fd);
 				}
-			}
-		}
 		if (p[1].revents != 0)
 			return;
 	}

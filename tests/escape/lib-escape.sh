@@ -369,11 +369,20 @@ esc_audit_snapshot() {
 
 # Serials of denial records of attempt ID in this session (SECCOMP, or SYSCALL that
 # failed), and the kinds: seccomp, landlock (a 1423 record shares the serial), dac.
+# With BLOCKER, a Landlock record counts only if its blockers= names BLOCKER.
 esc_records_of() {
-	awk -v comm="comm=\"e-$1\"" -v ses=" ses=$ESC_SES " '
+	awk -v comm="comm=\"e-$1\"" -v ses=" ses=$ESC_SES " -v b="${2:-}" '
+		function blocks(line,   n, bl, i) {
+			if (b == "") return 1
+			if (!match(line, /blockers=[^ ]*/)) return 0
+			n = split(substr(line, RSTART + 9, RLENGTH - 9), bl, ",")
+			for (i = 1; i <= n; i++) if (bl[i] == b) return 1
+			return 0
+		}
 		match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
 			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s); sub(/\)/, "", s)
-			if (index($0, "type=UNKNOWN[1423]") || index($0, "type=LANDLOCK_ACCESS")) ll[s] = 1
+			if ((index($0, "type=UNKNOWN[1423]") || index($0, "type=LANDLOCK_ACCESS")) &&
+			    blocks($0)) ll[s] = 1
 			if (index($0, comm) && index($0, ses)) {
 				if (index($0, "type=SECCOMP")) { kind[s] = "seccomp" }
 				else if (index($0, "type=SYSCALL") && index($0, "success=no")) { if (!(s in kind)) kind[s] = "dac" }
@@ -429,19 +438,7 @@ esc_check() {
 # esc_ll_record ID BLOCKER: after esc_check, the denial of attempt ID in this session has
 # a Landlock record (UNKNOWN[1423] / LANDLOCK_ACCESS) whose blockers= names BLOCKER.
 esc_ll_record() {
-	local got
-	got=$(awk -v comm="comm=\"e-$1\"" -v ses=" ses=$ESC_SES " -v b="$2" '
-		match($0, /msg=audit\([0-9.]+:[0-9]+\)/) {
-			s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s); sub(/\)/, "", s)
-			if ((index($0, "type=UNKNOWN[1423]") || index($0, "type=LANDLOCK_ACCESS")) &&
-			    match($0, /blockers=[^ ]*/)) {
-				n = split(substr($0, RSTART + 9, RLENGTH - 9), bl, ",")
-				for (i = 1; i <= n; i++) if (bl[i] == b) ll[s] = 1
-			}
-			if (index($0, comm) && index($0, ses)) mine[s] = 1
-		}
-		END { for (s in mine) if (s in ll) { print s; exit } }' "$ESC_SLICE")
-	[ -n "$got" ]
+	esc_records_of "$1" "$2" | grep -q ' landlock$'
 	check $? "$1 its Landlock record names blockers=$2 (ses=$ESC_SES comm=e-$1)"
 }
 
